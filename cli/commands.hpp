@@ -1,0 +1,25 @@
+#pragma once
+/// The subcommands of ejob, as rows of one table (ninja's style). Each command lives in its own
+/// file `cli/<name>.cpp` and defines a `register_<name>` function that adds a CLI11 subcommand
+/// whose callback runs the command (Flags → Options validated without I/O → run).
+
+#include <CLI/CLI.hpp>
+
+namespace ejob::cli {
+
+/// Adds one subcommand to `app`.
+using Register = void (*)(CLI::App& app);
+
+struct CommandRow {
+  const char* name;
+  Register add;
+};
+
+void register_template(CLI::App& app);
+
+/// Every subcommand, in the order `ejob --help` lists them.
+inline constexpr CommandRow k_commands[] = {
+    {"template", register_template},
+};
+
+}  // namespace ejob::cli

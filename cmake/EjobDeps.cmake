@@ -1,0 +1,21 @@
+# Every third-party dependency comes from Debian's packages (scripts/deps.sh lists them).
+find_package(PkgConfig REQUIRED)
+find_package(Threads REQUIRED)
+find_package(CLI11 CONFIG REQUIRED)            # libcli11-dev
+find_package(yaml-cpp CONFIG REQUIRED)         # libyaml-cpp-dev
+find_package(CURL REQUIRED)                    # libcurl4-openssl-dev
+find_package(OpenSSL REQUIRED)                 # libssl-dev
+find_package(nlohmann_json CONFIG REQUIRED)    # nlohmann-json3-dev
+find_package(fmt CONFIG REQUIRED)              # libfmt-dev
+pkg_check_modules(RE2 REQUIRED IMPORTED_TARGET re2)   # libre2-dev
+# valijson is header-only (libvalijson-dev)
+find_path(VALIJSON_INCLUDE_DIR valijson/validator.hpp REQUIRED)
+add_library(valijson INTERFACE)
+target_include_directories(valijson SYSTEM INTERFACE ${VALIJSON_INCLUDE_DIR})
+# toml++ is header-only (libtomlplusplus-dev)
+find_path(TOMLPP_INCLUDE_DIR toml++/toml.h REQUIRED)
+add_library(tomlplusplus INTERFACE)
+target_include_directories(tomlplusplus SYSTEM INTERFACE ${TOMLPP_INCLUDE_DIR})
+if(EJOB_TESTS)
+  find_package(Catch2 2 REQUIRED)              # catch2 (2.x)
+endif()

@@ -1,0 +1,12 @@
+# Compiler flags for all of ejob's own code, as one INTERFACE target.
+add_library(ejob_flags INTERFACE)
+target_compile_options(ejob_flags INTERFACE -Wall -Wextra -Wpedantic -Wno-missing-field-initializers)
+if(EJOB_WERROR)
+  target_compile_options(ejob_flags INTERFACE -Werror)
+endif()
+if(EJOB_SANITIZE)
+  target_compile_options(ejob_flags INTERFACE -fsanitize=address,undefined -fno-omit-frame-pointer
+                                              -fno-sanitize-recover=undefined)
+  target_link_options(ejob_flags INTERFACE -fsanitize=address,undefined)
+endif()
+target_include_directories(ejob_flags INTERFACE ${PROJECT_SOURCE_DIR}/include_root)

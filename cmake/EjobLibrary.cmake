@@ -1,0 +1,17 @@
+# ejob_add_library(NAME DEPS...): builds src/<area>/*.cpp (without *_test.cpp) into library NAME,
+# and, when tests are on, src/<area>/*_test.cpp into NAME_test registered with CTest.
+# Sources are globbed so areas can grow one file pair at a time.
+function(ejob_add_library name)
+  cmake_parse_arguments(ARG "" "" "DEPS;TEST_DEPS" ${ARGN})
+  file(GLOB srcs CONFIGURE_DEPENDS ${CMAKE_CURRENT_SOURCE_DIR}/*.cpp)
+  file(GLOB tests CONFIGURE_DEPENDS ${CMAKE_CURRENT_SOURCE_DIR}/*_test.cpp)
+  list(REMOVE_ITEM srcs ${tests})
+  add_library(${name} STATIC ${srcs})
+  target_link_libraries(${name} PUBLIC ejob_flags ${ARG_DEPS})
+  if(EJOB_TESTS AND tests)
+    add_executable(${name}_test ${tests} ${PROJECT_SOURCE_DIR}/tests/catch_main.cpp)
+    target_link_libraries(${name}_test PRIVATE ${name} Catch2::Catch2 ${ARG_TEST_DEPS})
+    catch_discover_tests(${name}_test TEST_PREFIX "${name}: " PROPERTIES TIMEOUT 300
+                         DISCOVERY_TIMEOUT 60)
+  endif()
+endfunction()

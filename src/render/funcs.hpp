@@ -1,0 +1,111 @@
+#pragma once
+/// The template function map: every function has a Go signature so that text/template's
+/// argument checks (exec.go evalArg/validateType) can be reproduced exactly — a float64 passed
+/// to Sprig's `trunc(int, string)` is `wrong type for value; expected int; got float64`, while
+/// the untyped constant `2.0` converts. Implementations receive arguments already checked and
+/// converted to the declared parameter types.
+
+#include <functional>
+#include <memory>
+#include <span>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+#include <vector>
+
+#include "ejob/render/value.hpp"
+
+namespace ejob::render {
+
+/// A Go parameter type as text/template checks it. `Any` is `interface{}` (accepts anything,
+/// including nil). The others accept only values of exactly that Go type (or, for untyped
+/// constants in the template, a representable constant). Assignability follows Go:
+/// `chartutil.Values` is assignable to `map[string]interface {}` (identical underlying types).
+enum class Param : uint8_t {
+  Any,         ///< interface{}
+  String,      ///< string
+  Int,         ///< int
+  Int64,       ///< int64
+  Float64,     ///< float64
+  Bool,        ///< bool
+  ListAny,     ///< []interface{}
+  ListString,  ///< []string
+  MapAny,      ///< map[string]interface{}
+  Bytes,       ///< []byte
+};
+
+/// Go's name for a parameter type in error messages (`int`, `map[string]interface {}`).
+std::string_view param_type_name(Param p);
+
+/// Thrown by a function implementation for Go's `(value, error)` return with error != nil.
+/// text/template reports it as `error calling NAME: MESSAGE`.
+struct FuncError {
+  std::string message;
+};
+
+/// Thrown by `fail`/`required`-style functions whose message Helm reports as
+/// `execution error at (FILE:LINE:COL): MESSAGE` (no `error calling` prefix).
+struct ExecError {
+  std::string message;
+};
+
+class Engine;        // the renderer (include/tpl need it)
+struct CallContext;  // per-call state given by the executor
+
+/// What an implementation sees: converted arguments and the executor's context.
+struct FuncArgs {
+  std::span<const Value> args;
+  CallContext* ctx = nullptr;  ///< null for pure functions called outside a template
+  [[nodiscard]] size_t size() const { return args.size(); }
+  [[nodiscard]] const Value& operator[](size_t i) const { return args[i]; }
+};
+
+using FuncImpl = std::function<Value(const FuncArgs&)>;
+
+/// One function: Go signature plus implementation.
+struct Function {
+  std::vector<Param> params;   ///< fixed parameters
+  bool variadic = false;       ///< last entry of params is the element type of `...T`
+  bool returns_error = false;  ///< Go signature ends in `error` (FuncError is allowed)
+  FuncImpl impl;
+};
+
+/// Clock and randomness for Sprig's time and random functions, injectable for tests.
+struct Env {
+  std::function<int64_t()> now_unix_nanos;  ///< wall clock, ns since the epoch (UTC)
+  std::function<uint64_t()> random_u64;     ///< uniformly random bits
+  std::string local_zone = "UTC";           ///< zone of `now`/`date` when none is given
+  /// The real clock and a non-deterministic random source.
+  static Env system();
+};
+
+/// Name → function. Later registrations replace earlier ones (Helm overrides Sprig's).
+class FuncMap {
+ public:
+  void add(std::string name, Function f) { m_funcs[std::move(name)] = std::move(f); }
+  void remove(std::string_view name) { m_funcs.erase(std::string(name)); }
+  [[nodiscard]] const Function* find(std::string_view name) const {
+    auto it = m_funcs.find(std::string(name));
+    return it == m_funcs.end() ? nullptr : &it->second;
+  }
+  [[nodiscard]] size_t size() const { return m_funcs.size(); }
+
+ private:
+  std::unordered_map<std::string, Function> m_funcs;
+};
+
+/// Registers every Sprig v3 function of Helm's map (sprig.TxtFuncMap minus env/expandenv),
+/// including those Helm later overrides. Defined in sprig_*.cpp.
+void register_sprig(FuncMap& map, std::shared_ptr<const Env> env);
+
+/// Registers Helm's serialization functions: toYaml, toYamlPretty, fromYaml, fromYamlArray,
+/// toJson, fromJson, fromJsonArray, toToml, fromToml (Helm's versions, which override Sprig's).
+/// Defined beside the YAML/JSON/TOML code.
+void register_helm_serialization(FuncMap& map);
+
+/// Registers Go text/template's builtins (and, or, not, len, index, slice, eq, ne, lt, le, gt,
+/// ge, print, printf, println, html, js, urlquery, call). `and`/`or` short-circuit in the
+/// executor; these entries exist so that they can be looked up and called like the others.
+void register_builtins(FuncMap& map);
+
+}  // namespace ejob::render
