@@ -1,0 +1,215 @@
+#!/usr/bin/env python3
+"""Differential test runner: `ejob template` against the Go reference renderer.
+
+A case is a txtar file (tests/diff/cases/<group>/<name>.txtar):
+
+    free text: what the case checks
+    -- args --
+    --set
+    a=1
+    -- Chart.yaml --
+    ...
+    -- templates/x.yaml --
+    ...
+    -- extra/values1.yaml --
+    ...
+
+`args` holds extra command-line arguments, one per line (so values may contain spaces).
+Files named `extra/...` are written beside the chart (for -f, --set-file); every other file
+goes into the chart directory. A file marker `-- NAME nonl --` strips the final newline.
+Both programs run in a fresh directory as
+`template --chart chart --exact-name [--name release-name] ARGS...`.
+
+The free text may hold a line `expect: error`: the reference must then fail, otherwise it must
+succeed (this keeps a case from silently testing something other than what it says).
+
+A case passes when stdout is byte-identical, both exit statuses are zero or both non-zero,
+and, on failure, ejob's stderr contains the message the reference printed after `Error: `.
+
+Usage:
+    run_diff.py --ejob BIN --reference BIN --case FILE        one case (exit status 0/1)
+    run_diff.py --ejob BIN --reference BIN --cases DIR [--summary] [-j N] [--verbose]
+"""
+import argparse
+import concurrent.futures
+import difflib
+import os
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+TIMEOUT_S = 30
+
+
+def parse_txtar(text):
+    """Returns (comment, [(name, content)])."""
+    comment, files = [], []
+    current, lines = None, []
+
+    def flush():
+        if current is not None:
+            name, nonl = current
+            content = "".join(lines)
+            if nonl and content.endswith("\n"):
+                content = content[:-1]
+            files.append((name, content))
+
+    for line in text.splitlines(keepends=True):
+        stripped = line.rstrip("\n")
+        if stripped.startswith("-- ") and stripped.endswith(" --") and len(stripped) > 6:
+            flush()
+            parts = stripped[3:-3].strip().split()
+            nonl = len(parts) > 1 and parts[-1] == "nonl"
+            current, lines = (parts[0], nonl), []
+        elif current is None:
+            comment.append(line)
+        else:
+            lines.append(line)
+    flush()
+    return "".join(comment), files
+
+
+def case_argv(files):
+    """Builds the argument list shared by both programs."""
+    extra = []
+    for name, content in files:
+        if name == "args":
+            extra = [line for line in content.splitlines() if line != ""]
+    argv = ["template", "--chart", "chart", "--exact-name"]
+    if "--name" not in extra:
+        argv += ["--name", "release-name"]
+    return argv + extra
+
+
+def materialize(files, root):
+    for name, content in files:
+        if name == "args":
+            continue
+        target = root / name if name.startswith("extra/") else root / "chart" / name
+        target.parent.mkdir(parents=True, exist_ok=True)
+        target.write_bytes(content.encode("utf-8"))
+    (root / "chart").mkdir(exist_ok=True)
+
+
+def run_prog(binary, argv, cwd):
+    try:
+        p = subprocess.run([binary] + argv, cwd=cwd, capture_output=True, timeout=TIMEOUT_S)
+        return p.returncode, p.stdout, p.stderr
+    except subprocess.TimeoutExpired:
+        return -1, b"", b"timed out after %d s" % TIMEOUT_S
+
+
+def reference_message(stderr):
+    """The Helm message: the text after `Error: ` on the reference's last such line."""
+    text = stderr.decode("utf-8", "replace")
+    for line in reversed(text.splitlines()):
+        if line.startswith("Error: "):
+            return line[len("Error: "):]
+    return text.strip()
+
+
+def compare(ejob, reference, files, expect_error=None):
+    """Runs both programs; returns (ok, report)."""
+    argv = case_argv(files)
+    with tempfile.TemporaryDirectory(prefix="ejob-diff-") as tmp:
+        root = Path(tmp)
+        materialize(files, root)
+        rrc, rout, rerr = run_prog(reference, argv, root)
+        # fresh copy for ejob so that --output-dir and similar side effects do not mix
+        with tempfile.TemporaryDirectory(prefix="ejob-diff-") as tmp2:
+            root2 = Path(tmp2)
+            materialize(files, root2)
+            erc, eout, eerr = run_prog(ejob, argv, root2)
+    problems = []
+    if expect_error is not None and expect_error != (rrc != 0):
+        problems.append("the reference " + ("succeeded" if rrc == 0 else "failed") +
+                        ", the case expects the opposite (fix the case)")
+    if (rrc == 0) != (erc == 0):
+        problems.append(f"exit status: reference {rrc}, ejob {erc}")
+    if rout != eout:
+        diff = difflib.unified_diff(
+            rout.decode("utf-8", "replace").splitlines(keepends=True),
+            eout.decode("utf-8", "replace").splitlines(keepends=True),
+            "reference", "ejob", n=2)
+        problems.append("stdout differs:\n" + "".join(diff))
+    if rrc != 0:
+        msg = reference_message(rerr)
+        if msg.encode("utf-8") not in eerr:
+            problems.append(f"ejob's stderr lacks the reference message:\n  want: {msg}\n"
+                            f"  got:  {eerr.decode('utf-8', 'replace').strip()}")
+    if rrc != 0 and rrc != 1:
+        problems.append(f"reference crashed (status {rrc}): {rerr.decode('utf-8', 'replace')}")
+    if problems:
+        head = "argv: " + " ".join(argv) + "\n"
+        if rrc != 0:
+            head += "reference stderr: " + rerr.decode("utf-8", "replace").strip() + "\n"
+        return False, head + "\n".join(problems)
+    return True, ""
+
+
+def run_case(ejob, reference, path):
+    comment, files = parse_txtar(Path(path).read_text(encoding="utf-8"))
+    expect_error = any(line.strip() == "expect: error" for line in comment.splitlines())
+    return compare(ejob, reference, files, expect_error)
+
+
+def case_name(cases_dir, path):
+    return str(Path(path).relative_to(cases_dir).with_suffix(""))
+
+
+def summary(args):
+    cases_dir = Path(args.cases)
+    paths = sorted(cases_dir.rglob("*.txtar"))
+    results = {}
+    with concurrent.futures.ThreadPoolExecutor(max_workers=args.jobs) as pool:
+        futs = {pool.submit(run_case, args.ejob, args.reference, p): p for p in paths}
+        for fut in concurrent.futures.as_completed(futs):
+            results[futs[fut]] = fut.result()
+    groups = {}
+    for p in paths:
+        g = case_name(cases_dir, p).split("/")[0]
+        groups.setdefault(g, [0, 0, []])
+        ok, report = results[p]
+        groups[g][0 if ok else 1] += 1
+        if not ok:
+            groups[g][2].append((case_name(cases_dir, p), report))
+    total_pass = sum(v[0] for v in groups.values())
+    print(f"{'group':<20} {'pass':>5} {'fail':>5}")
+    for g, (npass, nfail, _) in sorted(groups.items()):
+        print(f"{g:<20} {npass:>5} {nfail:>5}")
+    print(f"{'TOTAL':<20} {total_pass:>5} {len(paths) - total_pass:>5}  "
+          f"({100.0 * total_pass / max(1, len(paths)):.1f}% pass of {len(paths)})")
+    failing = [(n, r) for v in groups.values() for n, r in v[2]]
+    if failing:
+        print("\nfailing cases:")
+        for name, report in sorted(failing):
+            print(f"  {name}")
+            if args.verbose:
+                print("    " + report.replace("\n", "\n    "))
+    return 0 if not failing else 1
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--ejob", required=True)
+    ap.add_argument("--reference", required=True)
+    ap.add_argument("--case", help="run one case file")
+    ap.add_argument("--cases", help="run every case under this directory")
+    ap.add_argument("--summary", action="store_true", help="with --cases: print a summary")
+    ap.add_argument("-j", "--jobs", type=int, default=2)
+    ap.add_argument("--verbose", action="store_true", help="with --cases: print each failure")
+    args = ap.parse_args()
+    if args.case:
+        ok, report = run_case(args.ejob, args.reference, args.case)
+        if not ok:
+            print(report)
+        return 0 if ok else 1
+    if args.cases:
+        return summary(args)
+    ap.error("give --case or --cases")
+    return 2
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,89 @@
+package main
+
+// The `template` command: load, assemble values, coalesce, render, sort, print.
+
+import (
+	"fmt"
+	"strings"
+)
+
+const defaultKubeVersion = "v1.36.0"
+
+// defaultAPIVersions is client-go's built-in group/versions plus apiextensions.
+var defaultAPIVersions = VersionSet{
+	"v1", "admissionregistration.k8s.io/v1", "admissionregistration.k8s.io/v1alpha1",
+	"admissionregistration.k8s.io/v1beta1", "apiextensions.k8s.io/v1", "apiextensions.k8s.io/v1beta1",
+	"apps/v1", "apps/v1beta1", "apps/v1beta2", "authentication.k8s.io/v1",
+	"authentication.k8s.io/v1alpha1", "authentication.k8s.io/v1beta1", "authorization.k8s.io/v1",
+	"authorization.k8s.io/v1beta1", "autoscaling/v1", "autoscaling/v2", "autoscaling/v2beta1",
+	"autoscaling/v2beta2", "batch/v1", "batch/v1beta1", "certificates.k8s.io/v1",
+	"certificates.k8s.io/v1alpha1", "certificates.k8s.io/v1beta1", "coordination.k8s.io/v1",
+	"coordination.k8s.io/v1alpha2", "coordination.k8s.io/v1beta1", "discovery.k8s.io/v1",
+	"discovery.k8s.io/v1beta1", "events.k8s.io/v1", "events.k8s.io/v1beta1", "extensions/v1beta1",
+	"flowcontrol.apiserver.k8s.io/v1", "flowcontrol.apiserver.k8s.io/v1beta1",
+	"flowcontrol.apiserver.k8s.io/v1beta2", "flowcontrol.apiserver.k8s.io/v1beta3",
+	"internal.apiserver.k8s.io/v1alpha1", "networking.k8s.io/v1", "networking.k8s.io/v1alpha1",
+	"networking.k8s.io/v1beta1", "node.k8s.io/v1", "node.k8s.io/v1alpha1", "node.k8s.io/v1beta1",
+	"policy/v1", "policy/v1beta1", "rbac.authorization.k8s.io/v1",
+	"rbac.authorization.k8s.io/v1alpha1", "rbac.authorization.k8s.io/v1beta1", "resource.k8s.io/v1",
+	"resource.k8s.io/v1alpha3", "resource.k8s.io/v1beta1", "resource.k8s.io/v1beta2",
+	"scheduling.k8s.io/v1", "scheduling.k8s.io/v1alpha1", "scheduling.k8s.io/v1beta1",
+	"storage.k8s.io/v1", "storage.k8s.io/v1alpha1", "storage.k8s.io/v1beta1",
+	"storagemigration.k8s.io/v1alpha1",
+}
+
+func templateCommand(o *options) (out string, err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			err = fmt.Errorf("rendering template failed: %v", r)
+		}
+	}()
+	chart, err := loadChart(o.chartDir, nil)
+	if err != nil {
+		return "", err
+	}
+	if chart.Meta.Type == "library" {
+		return "", fmt.Errorf("library charts are not installable")
+	}
+	user, err := userValues(o)
+	if err != nil {
+		return "", err
+	}
+	probe := deepCopy(user).(map[string]interface{})
+	if err := coalesceChart(chart, probe, chart.Meta.Name+"."); err != nil {
+		return "", err
+	}
+	resolveDependencies(chart, probe, "")
+	if err := coalesceChart(chart, user, chart.Meta.Name+"."); err != nil {
+		return "", err
+	}
+	kv := KubeVersion{Version: defaultKubeVersion, Major: "1", Minor: "36"}
+	if o.kubeVersion != "" {
+		if kv, err = parseKubeVersion(o.kubeVersion); err != nil {
+			return "", err
+		}
+	}
+	caps := &Capabilities{
+		APIVersions: defaultAPIVersions,
+		KubeVersion: kv,
+		HelmVersion: HelmVersion{Version: "v3.21.4", GitTreeState: "clean", GoVersion: "go1.24"},
+	}
+	release := map[string]interface{}{
+		"Name": o.name, "Namespace": o.namespace, "IsUpgrade": false, "IsInstall": true,
+		"Revision": 1, "Service": "Helm",
+	}
+	files, err := renderChart(chart, Values(user), release, caps)
+	if err != nil {
+		return "", err
+	}
+	for name := range files {
+		if strings.HasSuffix(name, "NOTES.txt") {
+			delete(files, name)
+		}
+	}
+	manifests, hooks, err := sortManifests(files)
+	if err != nil {
+		return "", err
+	}
+	return writeOutput(o, manifests, hooks)
+}
