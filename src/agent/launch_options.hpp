@@ -1,0 +1,56 @@
+#pragma once
+/// torchrun 1.13's command line, parsed the way its argparse parser does: every flag in its
+/// underscore spelling (1.13) and its dash spelling (newer torchrun), `--flag=v` and `--flag v`,
+/// unique-prefix abbreviations, `PET_<DEST>` environment fallbacks (the command line wins), the
+/// training script as the first positional and everything after it passed through verbatim.
+
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace ejob::agent {
+
+/// The process environment as a name -> value map (a snapshot, so parsing stays pure).
+using Environment = std::map<std::string, std::string>;
+
+/// Reads the current process environment.
+Environment current_environment();
+
+/// The raw option values, typed as torchrun's parser types them (before any validation that
+/// depends on more than one flag).
+struct LaunchOptions {
+  std::string nnodes = "1:1";
+  std::string nproc_per_node = "1";
+  std::string rdzv_backend = "static";
+  std::string rdzv_endpoint;
+  std::string rdzv_id = "none";
+  std::string rdzv_conf;
+  bool standalone = false;
+  int max_restarts = 0;
+  double monitor_interval = 5;
+  std::string start_method = "spawn";
+  std::string role = "default";
+  bool module = false;
+  bool no_python = false;
+  bool run_path = false;
+  std::optional<std::string> log_dir;
+  std::string redirects = "0";
+  std::string tee = "0";
+  int node_rank = 0;
+  std::string master_addr = "127.0.0.1";
+  int master_port = 29500;
+  bool help = false;
+  std::string training_script;
+  std::vector<std::string> training_script_args;
+};
+
+/// Parses the agent's arguments (without argv[0]). Throws ejob::Error(Usage) with argparse's
+/// wording for an unknown or ambiguous flag, a missing or mistyped value, a bad choice, or a
+/// missing training script (unless --help was given).
+LaunchOptions parse_launch_options(const std::vector<std::string>& args, const Environment& env);
+
+/// The usage text printed for -h/--help.
+std::string launch_usage();
+
+}  // namespace ejob::agent

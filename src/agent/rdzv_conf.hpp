@@ -1,0 +1,37 @@
+#pragma once
+/// `--rdzv_conf k=v,...` and `--rdzv_endpoint host[:port]`, parsed as torch's
+/// rendezvous/utils.py does, plus the typed settings the etcd backend reads from them.
+
+#include <map>
+#include <string>
+
+namespace ejob::agent {
+
+/// Parses `k1=v1,k2=v2`: split on ',', then on the first '='; keys and values stripped.
+/// Throws ejob::Error(Usage) for an empty key or an empty value.
+std::map<std::string, std::string> parse_rdzv_conf(const std::string& text);
+
+/// A host and port of a rendezvous endpoint.
+struct Endpoint {
+  std::string host;
+  int port = 0;
+};
+
+/// Parses `host[:port]` (`[v6]:port` too); an empty endpoint is `localhost:default_port`.
+/// Throws ejob::Error(Usage) for a bad port or host, with torch's wording.
+Endpoint parse_endpoint(const std::string& text, int default_port);
+
+/// What the etcd backend reads from --rdzv_conf, with torchrun's defaults.
+struct EtcdSettings {
+  int timeout_s = 900;           ///< overall rendezvous timeout (torchrun injects 900)
+  int last_call_timeout_s = 30;  ///< extra wait after min nodes joined
+  std::string prefix = "/torchelastic/p2p";
+  std::string protocol = "http";
+  std::string cacert, cert, key;  ///< TLS files (https only)
+};
+
+/// Reads the etcd settings from a parsed rdzv_conf. Throws ejob::Error(Usage) for a
+/// non-integer timeout or a protocol other than http/https.
+EtcdSettings etcd_settings(const std::map<std::string, std::string>& conf);
+
+}  // namespace ejob::agent
