@@ -345,6 +345,8 @@ void register_sprig(FuncMap& map, std::shared_ptr<const Env> env) {
   register_sprig_defaults(map);
   register_sprig_reflect(map);
   register_sprig_encoding(map);
+  register_sprig_regex(map);
+  register_sprig_semver(map);
 }
 
 }  // namespace ejob::render
