@@ -18,12 +18,14 @@ struct CommandRow {
 void register_template(CLI::App& app);
 void register_crds(CLI::App& app);
 void register_init(CLI::App& app);
+void register_values(CLI::App& app);
 
 /// Every subcommand, in the order `ejob --help` lists them.
 inline constexpr CommandRow k_commands[] = {
     {"template", register_template},
     {"crds", register_crds},
     {"init", register_init},
+    {"values", register_values},
 };
 
 }  // namespace ejob::cli

@@ -1,5 +1,6 @@
 #include "ejob/cli/run.hpp"
 
+#include <algorithm>
 #include <cstdio>
 #include <iostream>
 
@@ -8,13 +9,42 @@
 
 namespace ejob::cli {
 
+namespace {
+
+struct Trailing {
+  std::vector<std::string> args;
+  bool taken = false;
+};
+
+Trailing& trailing() {
+  static Trailing t;
+  return t;
+}
+
+}  // namespace
+
+std::vector<std::string> take_trailing_args() {
+  trailing().taken = true;
+  return trailing().args;
+}
+
 int run(int argc, char** argv) {
   CLI::App app{"ejob: run elastic PyTorch training jobs on Kubernetes, or locally"};
   app.require_subcommand(1);
   app.set_version_flag("--version", "ejob 0.1.0");
   for (const CommandRow& row : k_commands) row.add(app);
   try {
-    app.parse(argc, argv);
+    std::vector<std::string> args(argv + 1, argv + argc);
+    auto dashes = std::find(args.begin(), args.end(), "--");
+    if (dashes != args.end()) {
+      trailing().args.assign(dashes + 1, args.end());
+      args.erase(dashes, args.end());
+    }
+    std::reverse(args.begin(), args.end());  // CLI11 consumes a reversed vector
+    app.parse(args);
+    if (!trailing().args.empty() && !trailing().taken) {
+      throw Error(ErrorCode::Usage, "this command takes no arguments after --");
+    }
     return 0;
   } catch (const CLI::CallForHelp& e) {
     return app.exit(e);

@@ -1,0 +1,123 @@
+#include "ejob/cli/job.hpp"
+
+#include <fmt/format.h>
+
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+#include <map>
+#include <nlohmann/json.hpp>
+#include <sstream>
+
+#include "ejob/cli/embedded.hpp"
+#include "ejob/cli/job_values.hpp"
+#include "ejob/util/error.hpp"
+
+namespace ejob::cli {
+
+namespace {
+
+using render::Map;
+using render::Value;
+
+/// Reads each path once, however many layers look at it.
+render::ReadFile caching(const render::ReadFile& read) {
+  auto cache = std::make_shared<std::map<std::string, std::string>>();
+  return [read, cache](const std::string& path) {
+    auto it = cache->find(path);
+    if (it == cache->end()) it = cache->emplace(path, read(path)).first;
+    return it->second;
+  };
+}
+
+render::ChartPtr load_job_chart(const JobRequest& request) {
+  if (request.chart_dir.empty()) return embedded_chart("elasticjob");
+  return render::load_chart(request.chart_dir);
+}
+
+/// Every -f file (the job file first) and the --set* flags, each checked on its own against
+/// the chart's schema so an unknown key is reported with the source that has it.
+void check_sources(const render::ValueSources& sources, const render::Chart& chart,
+                   const render::ReadFile& read, const std::optional<std::string>& job_file) {
+  if (chart.schema.empty()) return;
+  nlohmann::json schema = nlohmann::json::parse(chart.schema, nullptr, false);
+  if (schema.is_discarded()) return;  // the render step reports a broken schema
+  for (const std::string& file : sources.files) {
+    render::ValueSources one;
+    one.files = {file};
+    std::string origin = job_file && *job_file == file ? file : "-f " + file;
+    check_unknown_keys(render::merge_user_values(one, read), schema, origin);
+  }
+  render::ValueSources sets = sources;
+  sets.files.clear();
+  check_unknown_keys(render::merge_user_values(sets, read), schema, "--set");
+}
+
+/// The model name a job is named after when --name is absent: the script's base name
+/// without extension (`/workspace/train.py` → `train`), else `job`.
+std::string default_model_name(const Map& values) {
+  Value script = get_path(values, {"script"});
+  if (!script.is_string() || script.as_string().empty()) return "job";
+  std::string stem = std::filesystem::path(script.as_string()).stem().string();
+  return stem.empty() ? "job" : stem;
+}
+
+}  // namespace
+
+Job resolve_job(const JobRequest& request, const render::ReadFile& read_uncached) {
+  render::ReadFile read = caching(read_uncached);
+  Job job;
+  job.chart = load_job_chart(request);
+  render::ValueSources sources = request.sources;
+  if (request.job_file) sources.files.insert(sources.files.begin(), *request.job_file);
+  check_sources(sources, *job.chart, read, request.job_file);
+  job.values = render::merge_user_values(sources, read);
+  apply_job_flags(request.flags, job.values);
+  expand_spot(job.values);
+  std::string model = request.name.empty() ? default_model_name(job.values) : request.name;
+  job.name = choose_job_name({model, request.exact_name}, job.values, job.chart->values.as_map());
+  job.name_space = !request.name_space.empty() ? request.name_space
+                   : request.chart_dir.empty() ? std::string(k_job_namespace)
+                                               : std::string("default");
+  return job;
+}
+
+void add_job_arguments(CLI::App& app, JobRequest& request) {
+  app.add_option("jobfile", request.job_file,
+                 "Job file: YAML whose keys are the chart's values (docs/job-file.md)");
+  add_job_flags(app, request.flags);
+  app.footer(
+      "The training command follows `--`: ejob template --image IMG -- train.py --lr 0.1\n"
+      "Precedence: chart defaults < JOBFILE < -f < --set* < job flags.");
+}
+
+void add_value_flags(CLI::App& app, JobRequest& request) {
+  app.add_option("--chart", request.chart_dir,
+                 "Chart directory (default: the embedded elasticjob chart)");
+  app.add_option("--name", request.name,
+                 "Job name: a model name made unique with a random suffix (default: the "
+                 "script's base name)");
+  app.add_flag("--exact-name", request.exact_name, "Use --name exactly, without a suffix");
+  app.add_option("-n,--namespace", request.name_space,
+                 "Namespace (default: elastic-job; with --chart: default)");
+  app.add_option("-f,--values", request.sources.files, "Values file (YAML); repeatable");
+  app.add_option("--set", request.sources.set, "Set values: a.b=v,c=w");
+  app.add_option("--set-string", request.sources.set_string, "Set string values");
+  app.add_option("--set-json", request.sources.set_json, "Set JSON values: a.b={\"x\":1}");
+  app.add_option("--set-file", request.sources.set_file, "Set values from files: key=path");
+  app.add_option("--set-literal", request.sources.set_literal, "Set one literal string value");
+}
+
+std::string read_input_file(const std::string& path) {
+  std::ostringstream text;
+  if (path == "-") {
+    text << std::cin.rdbuf();
+    return text.str();
+  }
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw Error(ErrorCode::Io, fmt::format("open {}: no such file or directory", path));
+  text << in.rdbuf();
+  return text.str();
+}
+
+}  // namespace ejob::cli

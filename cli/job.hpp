@@ -1,0 +1,62 @@
+#pragma once
+/// One job, from the command line to the values the chart renders — the single path both
+/// `ejob template` and `ejob submit` take (and `ejob values` prints):
+///
+///   chart defaults < JOBFILE < -f files (left to right) < --set* (Helm's order by kind)
+///                  < the job flags (--image, --gpus, --workers, ...)
+///
+/// then spot presets expanded (`spot.provider`), unknown keys refused per source with a
+/// did-you-mean, and the job name chosen (unique suffix unless --exact-name) within its
+/// length budget. Without --chart the chart is the embedded elasticjob chart and the
+/// namespace defaults to `elastic-job`.
+
+#include <optional>
+#include <string>
+
+#include "ejob/cli/job_flags.hpp"
+#include "ejob/render/chart.hpp"
+#include "ejob/render/coalesce.hpp"
+#include "ejob/render/value.hpp"
+
+namespace ejob::cli {
+
+/// Namespace of a job when neither -n nor --chart is given.
+inline constexpr std::string_view k_job_namespace = "elastic-job";
+
+/// Everything the command line says about one job.
+struct JobRequest {
+  std::optional<std::string> job_file;  ///< positional JOBFILE
+  render::ValueSources sources;         ///< -f and --set* (job file not included)
+  JobFlags flags;                       ///< the job flags and `-- SCRIPT ARGS`
+  std::string name;                     ///< --name ("" = from the script's base name)
+  bool exact_name = false;              ///< --exact-name
+  std::string chart_dir;                ///< --chart ("" = the embedded elasticjob chart)
+  std::string name_space;               ///< -n ("" = default)
+};
+
+/// The resolved job: chart, user values (what `ejob values` prints), name and namespace.
+struct Job {
+  render::ChartPtr chart;
+  render::Map values;
+  std::string name;
+  std::string name_space;
+};
+
+/// Resolves a request (see the file comment). `read` reads files named on the command line.
+/// Throws ejob::Error: Usage for bad flags and names, Input for bad values, Io for unreadable
+/// files.
+Job resolve_job(const JobRequest& request, const render::ReadFile& read);
+
+/// Adds the positional JOBFILE and the job flags shared by template, submit and values to
+/// `app`. The command's callback must move `take_trailing_args()` into
+/// `request.flags.command`.
+void add_job_arguments(CLI::App& app, JobRequest& request);
+
+/// Adds the Helm-style value flags into `request`: --chart, --name, --exact-name,
+/// -n/--namespace, -f/--values, --set, --set-string, --set-json, --set-file, --set-literal.
+void add_value_flags(CLI::App& app, JobRequest& request);
+
+/// Reads a file named on the command line (`-` = stdin). Throws ejob::Error(Io).
+std::string read_input_file(const std::string& path);
+
+}  // namespace ejob::cli

@@ -1,0 +1,128 @@
+#!/usr/bin/env python3
+"""Runs one golden case of `ejob` (tests/golden/<case>/) and compares its output.
+
+A case folder holds:
+  cmd              the arguments after `ejob`, one line, shell quoting (shlex)
+  any inputs       job files, -f files... (the command runs inside the case folder)
+  expected.out     expected stdout
+  expected.err     expected stderr (absent = empty)
+  expected.status  expected exit status (absent = 0)
+
+For a successful `template` case the same manifests are also rendered by the Go reference
+renderer (`ejob-reference`, tests/reference) from the same chart and the values ejob computed
+(`ejob values` with the same arguments), and must be byte-identical: so real Helm renders
+what ejob renders. `--update` rewrites the expected files from ejob's output instead.
+"""
+import argparse
+import os
+import shlex
+import subprocess
+import sys
+import tempfile
+
+
+def read(path, default=""):
+    try:
+        with open(path, encoding="utf-8") as f:
+            return f.read()
+    except FileNotFoundError:
+        return default
+
+
+def write(path, text):
+    if text == "" and path.endswith((".err", ".status")):
+        if os.path.exists(path):
+            os.remove(path)
+        return
+    with open(path, "w", encoding="utf-8") as f:
+        f.write(text)
+
+
+def run(argv, cwd):
+    p = subprocess.run(argv, cwd=cwd, capture_output=True, text=True, timeout=120)
+    return p.returncode, p.stdout, p.stderr
+
+
+def flag_value(args, names, default):
+    """The value of the last of `names` in args (`--x v` or `--x=v`), else default."""
+    value = default
+    for i, a in enumerate(args):
+        for n in names:
+            if a == n and i + 1 < len(args):
+                value = args[i + 1]
+            elif a.startswith(n + "="):
+                value = a[len(n) + 1:]
+    return value
+
+
+def reference_check(opts, case, args, stdout):
+    """Renders with ejob-reference from `ejob values`; returns an error text or None."""
+    head = args[: args.index("--")] if "--" in args else args
+    if "--exact-name" not in head:
+        return "a template case must use --exact-name so the reference can render it"
+    code, values, err = run([opts.ejob, "values"] + args[1:], case)
+    if code != 0:
+        return f"ejob values failed ({code}): {err}"
+    chart = flag_value(head, ["--chart"], os.path.join(opts.charts, "elasticjob"))
+    own_chart = any(a == "--chart" or a.startswith("--chart=") for a in head)
+    default_ns = "default" if own_chart else "elastic-job"
+    namespace = flag_value(head, ["-n", "--namespace"], default_ns)
+    name = flag_value(head, ["--name"], None)
+    with tempfile.NamedTemporaryFile("w", suffix=".json", delete=False) as f:
+        f.write(values)
+    try:
+        code, ref, err = run([opts.reference, "template", "--chart", os.path.abspath(
+            os.path.join(case, chart)), "--name", name, "-n", namespace, "-f", f.name], case)
+    finally:
+        os.remove(f.name)
+    if code != 0:
+        return f"ejob-reference failed ({code}): {err}"
+    if ref != stdout:
+        return "ejob-reference renders differently:\n" + diff(ref, stdout)
+    return None
+
+
+def diff(expected, actual):
+    import difflib
+    return "".join(difflib.unified_diff(expected.splitlines(True), actual.splitlines(True),
+                                        "expected", "actual"))
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--ejob", required=True)
+    ap.add_argument("--reference", required=True)
+    ap.add_argument("--charts", required=True, help="the repository's charts/ folder")
+    ap.add_argument("--case", required=True)
+    ap.add_argument("--update", action="store_true")
+    opts = ap.parse_args()
+    opts.update = opts.update or os.environ.get("EJOB_GOLDEN_UPDATE") == "1"
+    case = opts.case
+    args = shlex.split(read(os.path.join(case, "cmd")).strip())
+    code, out, err = run([opts.ejob] + args, case)
+    exp_out = os.path.join(case, "expected.out")
+    exp_err = os.path.join(case, "expected.err")
+    exp_status = os.path.join(case, "expected.status")
+    if opts.update:
+        write(exp_out, out)
+        write(exp_err, err)
+        write(exp_status, "" if code == 0 else f"{code}\n")
+    failures = []
+    want_status = int(read(exp_status, "0").strip() or 0)
+    if code != want_status:
+        failures.append(f"exit status {code}, expected {want_status}")
+    if out != read(exp_out):
+        failures.append("stdout differs:\n" + diff(read(exp_out), out))
+    if err != read(exp_err):
+        failures.append("stderr differs:\n" + diff(read(exp_err), err))
+    if code == 0 and args and args[0] == "template":
+        problem = reference_check(opts, case, args, out)
+        if problem:
+            failures.append(problem)
+    for f in failures:
+        print(f"{os.path.basename(case)}: {f}", file=sys.stderr)
+    return 1 if failures else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
