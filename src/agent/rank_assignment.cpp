@@ -1,0 +1,65 @@
+#include "ejob/agent/rank_assignment.hpp"
+
+#include <algorithm>
+#include <nlohmann/json.hpp>
+
+#include "ejob/agent/rdzv_state.hpp"
+#include "ejob/util/error.hpp"
+
+namespace ejob::agent {
+namespace {
+
+/// torch's _get_ranks: the total over [start, end) and the ranks of entry `index`.
+std::pair<int, std::vector<int>> ranks_in(const std::vector<RoleInfo>& infos, size_t index,
+                                          size_t start, size_t end) {
+  int prefix = 0;
+  int total = 0;
+  for (size_t i = start; i < end; ++i) {
+    if (index > i) prefix += infos[i].local_world_size;
+    total += infos[i].local_world_size;
+  }
+  std::vector<int> ranks;
+  for (int r = 0; r < infos[index].local_world_size; ++r) ranks.push_back(prefix + r);
+  return {total, ranks};
+}
+
+}  // namespace
+
+std::string to_json(const RoleInfo& info) {
+  return "{\"role\": " + py_json_string(info.role) + ", \"rank\": " + std::to_string(info.rank) +
+         ", \"local_world_size\": " + std::to_string(info.local_world_size) + "}";
+}
+
+RoleInfo parse_role_info(const std::string& text) {
+  try {
+    nlohmann::json j = nlohmann::json::parse(text);
+    RoleInfo info;
+    info.role = j.at("role").get<std::string>();
+    info.rank = j.at("rank").get<int>();
+    info.local_world_size = j.at("local_world_size").get<int>();
+    return info;
+  } catch (const nlohmann::json::exception&) {
+    throw Error(ErrorCode::Input, "malformed role info from a peer agent: " + text.substr(0, 200));
+  }
+}
+
+WorkerRanks assign_ranks(const std::vector<RoleInfo>& infos, int group_rank) {
+  WorkerRanks out;
+  auto me = static_cast<size_t>(group_rank);
+  std::tie(out.world_size, out.global_ranks) = ranks_in(infos, me, 0, infos.size());
+  std::vector<RoleInfo> sorted = infos;
+  std::stable_sort(sorted.begin(), sorted.end(), [](const RoleInfo& a, const RoleInfo& b) {
+    return a.role != b.role ? a.role < b.role : a.rank < b.rank;
+  });
+  size_t start = sorted.size(), end = 0, pos = 0;
+  for (size_t i = 0; i < sorted.size(); ++i) {
+    if (sorted[i].role != infos[me].role) continue;
+    start = std::min(start, i);
+    end = i + 1;
+    if (sorted[i].rank == infos[me].rank) pos = i;
+  }
+  std::tie(out.role_world_size, out.role_ranks) = ranks_in(sorted, pos, start, end);
+  return out;
+}
+
+}  // namespace ejob::agent

@@ -1,0 +1,34 @@
+#pragma once
+/// How an agent turns the role infos every agent published into its workers' ranks (§1.6):
+/// global ranks follow group ranks, role ranks follow agents sorted by (role, group rank).
+
+#include <string>
+#include <vector>
+
+namespace ejob::agent {
+
+/// What each agent publishes under `torchelastic/role_info<group_rank>`.
+struct RoleInfo {
+  std::string role;
+  int rank = 0;  ///< the agent's group rank
+  int local_world_size = 0;
+};
+
+/// `{"role": "default", "rank": 0, "local_world_size": 1}` as json.dumps writes it.
+std::string to_json(const RoleInfo& info);
+
+/// Parses a peer's role info. Throws ejob::Error(Input) when it is not that object.
+RoleInfo parse_role_info(const std::string& text);
+
+/// The ranks of this agent's workers.
+struct WorkerRanks {
+  int world_size = 0;
+  std::vector<int> global_ranks;  ///< per local rank
+  int role_world_size = 0;
+  std::vector<int> role_ranks;  ///< per local rank
+};
+
+/// Computes this agent's worker ranks from all agents' infos (indexed by group rank).
+WorkerRanks assign_ranks(const std::vector<RoleInfo>& infos, int group_rank);
+
+}  // namespace ejob::agent
