@@ -5,6 +5,7 @@
 
 #include <charconv>
 
+#include "ejob/render/naming.hpp"
 #include "ejob/spot/presets.hpp"
 #include "ejob/util/error.hpp"
 
@@ -30,11 +31,6 @@ std::optional<int64_t> parse_count(std::string_view text, int64_t min) {
 /// Values-file numbers are float64; flags write the same type so a job behaves the same
 /// whether a key came from the job file or from a flag.
 Value number(int64_t n) { return Value::float64(static_cast<double>(n)); }
-
-bool is_dns_label(std::string_view s) {
-  static const RE2 k_label("[a-z0-9]([-a-z0-9]*[a-z0-9])?");
-  return s.size() <= 63 && RE2::FullMatch(s, k_label);
-}
 
 void apply_workers(const std::string& text, Map& values) {
   constexpr std::string_view k_form = "(use N or MIN:MAX with 1 <= MIN <= MAX)";
@@ -110,14 +106,15 @@ void apply_blob(const std::string& text, Map& values) {
 
 void apply_pvc(const std::string& text, Map& values) {
   constexpr std::string_view k_form = "CLAIM:MOUNTPATH";
+  static const RE2 k_claim(R"([a-z0-9]([-a-z0-9.]{0,251}[a-z0-9])?)");
   auto colon = text.find(':');
   std::string claim = text.substr(0, colon);
-  if (colon == std::string::npos || !is_dns_label(claim) || claim.front() < 'a') {
+  if (colon == std::string::npos || !RE2::FullMatch(claim, k_claim)) {
     bad_flag("--pvc", text, fmt::format("is not {} (CLAIM: a claim's name)", k_form));
   }
   std::string path = text.substr(colon + 1);
   check_mount_path("--pvc", text, path, k_form);
-  std::string volume = free_volume_name(values, claim);
+  std::string volume = free_volume_name(values, render::dns_form(claim));
   set_path(values, {"storage", volume, "mountPath"}, Value::string(path));
   set_path(values, {"storage", volume, "existingClaim"}, Value::string(claim));
 }

@@ -68,11 +68,16 @@ def reference_check(opts, case, args, stdout):
     default_ns = "default" if own_chart else "elastic-job"
     namespace = flag_value(head, ["-n", "--namespace"], default_ns)
     name = flag_value(head, ["--name"], None)
+    show_only = []
+    for i, a in enumerate(head[:-1]):
+        if a in ("-s", "--show-only"):
+            show_only += ["--show-only", head[i + 1]]
     with tempfile.NamedTemporaryFile("w", suffix=".json", delete=False) as f:
         f.write(values)
     try:
         code, ref, err = run([opts.reference, "template", "--chart", os.path.abspath(
-            os.path.join(case, chart)), "--name", name, "-n", namespace, "-f", f.name], case)
+            os.path.join(case, chart)), "--name", name, "-n", namespace, "-f", f.name]
+            + show_only, case)
     finally:
         os.remove(f.name)
     if code != 0:
