@@ -101,12 +101,15 @@ def run_prog(binary, argv, cwd):
 
 
 def reference_message(stderr):
-    """The Helm message: the text after `Error: ` on the reference's last such line."""
+    """The Helm message: everything after `Error: ` (it may span lines), without the final
+    newline."""
     text = stderr.decode("utf-8", "replace")
-    for line in reversed(text.splitlines()):
-        if line.startswith("Error: "):
-            return line[len("Error: "):]
-    return text.strip()
+    at = text.find("Error: ")
+    while at > 0 and text[at - 1] != "\n":
+        at = text.find("Error: ", at + 1)
+    if at < 0:
+        return text.strip()
+    return text[at + len("Error: "):].rstrip("\n")
 
 
 def compare(ejob, reference, files, expect_error=None):

@@ -97,8 +97,15 @@ func run(args []string, stdout io.Writer) error {
 func main() {
 	var sb strings.Builder
 	if err := run(os.Args[1:], &sb); err != nil {
-		fmt.Fprintf(os.Stderr, "Error: %s\n", err)
+		fmt.Fprintf(os.Stderr, "Error: %s\n", helmTypeNames(err.Error()))
 		os.Exit(1)
 	}
 	os.Stdout.WriteString(sb.String())
+}
+
+// helmTypeNames renames this program's Go types in error texts to the names they have in Helm
+// (the reference's types live in package main, Helm's in chartutil and releaseutil).
+func helmTypeNames(msg string) string {
+	return strings.NewReplacer("main.Values", "chartutil.Values",
+		"main.SimpleHead", "releaseutil.SimpleHead").Replace(msg)
 }

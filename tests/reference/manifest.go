@@ -81,8 +81,7 @@ func sortManifests(files map[string]string) (manifests, hooks []manifest, err er
 		for _, doc := range splitManifests(content) {
 			var head SimpleHead
 			if err := yaml.Unmarshal([]byte(doc), &head); err != nil {
-				msg := strings.ReplaceAll(err.Error(), "main.SimpleHead", "releaseutil.SimpleHead")
-				return nil, nil, fmt.Errorf("YAML parse error on %s: %s", name, msg)
+				return nil, nil, fmt.Errorf("YAML parse error on %s: %s", name, err)
 			}
 			m := manifest{path: name, content: doc, kind: head.Kind}
 			if head.Metadata == nil || head.Metadata.Annotations == nil {

@@ -4,6 +4,7 @@ package main
 
 import (
 	"fmt"
+	"os"
 	"strings"
 )
 
@@ -75,6 +76,14 @@ func templateCommand(o *options) (out string, err error) {
 	files, err := renderChart(chart, Values(user), release, caps)
 	if err != nil {
 		return "", err
+	}
+	if os.Getenv("EJOB_REFERENCE_RAW") != "" {
+		// debugging aid for writing cases: the rendered files before splitting and sorting
+		var sb strings.Builder
+		for name, text := range files {
+			fmt.Fprintf(&sb, "=== %s\n%s\n", name, text)
+		}
+		return sb.String(), nil
 	}
 	for name := range files {
 		if strings.HasSuffix(name, "NOTES.txt") {
