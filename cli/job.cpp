@@ -64,22 +64,46 @@ std::string default_model_name(const Map& values) {
 
 }  // namespace
 
+bool is_job_request(const JobRequest& request) {
+  const JobFlags& f = request.flags;
+  bool any_flag = f.image || f.gpus || f.gpu_resource || f.workers || f.nproc || f.cpu ||
+                  f.memory || f.shm || f.spot || f.spot_mode || !f.blobs.empty() ||
+                  !f.pvcs.empty() || !f.envs.empty() || !f.command.empty();
+  return request.chart_dir.empty() || request.job_file || any_flag;
+}
+
 Job resolve_job(const JobRequest& request, const render::ReadFile& read_uncached) {
   render::ReadFile read = caching(read_uncached);
+  bool job_mode = is_job_request(request);
   Job job;
   job.chart = load_job_chart(request);
   render::ValueSources sources = request.sources;
   if (request.job_file) sources.files.insert(sources.files.begin(), *request.job_file);
-  check_sources(sources, *job.chart, read, request.job_file);
+  if (job_mode) check_sources(sources, *job.chart, read, request.job_file);
   job.values = render::merge_user_values(sources, read);
   apply_job_flags(request.flags, job.values);
-  expand_spot(job.values);
-  std::string model = request.name.empty() ? default_model_name(job.values) : request.name;
+  if (job_mode) expand_spot(job.values);
+  std::string model = !request.name.empty() ? request.name
+                      : job_mode            ? default_model_name(job.values)
+                                            : std::string("release-name");
   job.name = choose_job_name({model, request.exact_name}, job.values, job.chart->values.as_map());
   job.name_space = !request.name_space.empty() ? request.name_space
                    : request.chart_dir.empty() ? std::string(k_job_namespace)
                                                : std::string("default");
   return job;
+}
+
+render::RenderOptions job_render_options(const Job& job) {
+  render::RenderOptions options;
+  options.chart = job.chart;
+  options.user_values = job.values;
+  options.release_name = job.name;
+  options.ns = job.name_space;
+  return options;
+}
+
+std::string render_job(const Job& job, const render::RenderIo& io) {
+  return render::render_chart(job_render_options(job), io);
 }
 
 void add_job_arguments(CLI::App& app, JobRequest& request) {

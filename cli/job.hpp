@@ -16,6 +16,7 @@
 #include "ejob/cli/job_flags.hpp"
 #include "ejob/render/chart.hpp"
 #include "ejob/render/coalesce.hpp"
+#include "ejob/render/render_chart.hpp"
 #include "ejob/render/value.hpp"
 
 namespace ejob::cli {
@@ -28,10 +29,10 @@ struct JobRequest {
   std::optional<std::string> job_file;  ///< positional JOBFILE
   render::ValueSources sources;         ///< -f and --set* (job file not included)
   JobFlags flags;                       ///< the job flags and `-- SCRIPT ARGS`
-  std::string name;                     ///< --name ("" = from the script's base name)
-  bool exact_name = false;              ///< --exact-name
-  std::string chart_dir;                ///< --chart ("" = the embedded elasticjob chart)
-  std::string name_space;               ///< -n ("" = default)
+  std::string name;         ///< --name ("" = a job's script base name, else `release-name`)
+  bool exact_name = false;  ///< --exact-name
+  std::string chart_dir;    ///< --chart ("" = the embedded elasticjob chart)
+  std::string name_space;   ///< -n ("" = default)
 };
 
 /// The resolved job: chart, user values (what `ejob values` prints), name and namespace.
@@ -42,10 +43,23 @@ struct Job {
   std::string name_space;
 };
 
+/// True when the request is about a job — no --chart (the embedded elasticjob chart), a
+/// JOBFILE, or a job flag — rather than a plain `helm template` of some chart. Only jobs get the
+/// did-you-mean key check, spot expansion and the script-based default name.
+bool is_job_request(const JobRequest& request);
+
 /// Resolves a request (see the file comment). `read` reads files named on the command line.
 /// Throws ejob::Error: Usage for bad flags and names, Input for bad values, Io for unreadable
 /// files.
 Job resolve_job(const JobRequest& request, const render::ReadFile& read);
+
+/// The render options of a resolved job (chart, user values, release name, namespace); the
+/// caller may add --kube-version, --show-only and --output-dir.
+render::RenderOptions job_render_options(const Job& job);
+
+/// Renders a job's manifests exactly as `helm template` prints them (what `ejob template`
+/// prints and `ejob submit --dry-run=client` shows). Throws ejob::Error like render_chart.
+std::string render_job(const Job& job, const render::RenderIo& io);
 
 /// Adds the positional JOBFILE and the job flags shared by template, submit and values to
 /// `app`. The command's callback must move `take_trailing_args()` into
