@@ -37,7 +37,11 @@ void register_sprig_defaults(FuncMap& map) {
           }));
   map.add("ternary", fn({P::Any, P::Any, P::Bool},
                         [](const FuncArgs& a) { return a[2].as_bool() ? a[0] : a[1]; }));
-  auto copy = [](const FuncArgs& a) { return a[0].deep_copy(); };
+  auto copy = [](const FuncArgs& a) {
+    // copystructure.Copy(nil) panics inside reflect.
+    if (a[0].is_nil()) throw FuncError{"reflect: call of reflect.Value.Type on zero Value"};
+    return a[0].deep_copy();
+  };
   map.add("deepCopy", fn({P::Any}, copy));
   map.add("mustDeepCopy", fn({P::Any}, copy, Ret::ValueError));
 }

@@ -76,17 +76,25 @@ size_t b64_quantum(std::string& dst, std::string_view src, size_t si) {
 }
 
 std::string b64_decode(std::string_view src) {
+  std::string error;
+  std::string out = base64_decode(src, error);
+  return error.empty() ? out : error;
+}
+
+}  // namespace
+
+std::string base64_decode(std::string_view src, std::string& error) {
   std::string out;
   try {
     size_t si = 0;
     while (si < src.size()) si = b64_quantum(out, src, si);
   } catch (const CorruptInput& e) {
-    return "illegal base64 data at input byte " + std::to_string(e.offset);
+    error = "illegal base64 data at input byte " + std::to_string(e.offset);
   }
   return out;
 }
 
-std::string b64_encode(std::string_view src) {
+std::string base64_encode(std::string_view src) {
   std::string out;
   size_t i = 0;
   for (; i + 3 <= src.size(); i += 3) {
@@ -106,6 +114,10 @@ std::string b64_encode(std::string_view src) {
   }
   return out;
 }
+
+namespace {
+
+std::string b64_encode(std::string_view src) { return base64_encode(src); }
 
 std::string b32_encode(std::string_view src) {
   std::string out;

@@ -347,6 +347,8 @@ void register_sprig(FuncMap& map, std::shared_ptr<const Env> env) {
   register_sprig_encoding(map);
   register_sprig_regex(map);
   register_sprig_semver(map);
+  register_sprig_crypto(map, env);
+  register_sprig_certs(map, env);
 }
 
 }  // namespace ejob::render

@@ -61,6 +61,13 @@ std::optional<List> slice_elements(const Value& v);
 /// gives no strings.
 std::vector<std::string> to_string_slice(const Value& v);
 
+/// encoding/base64 StdEncoding.EncodeToString.
+std::string base64_encode(std::string_view src);
+
+/// StdEncoding.DecodeString; on failure `error` gets Go's message
+/// (`illegal base64 data at input byte N`) and the bytes decoded so far are returned.
+std::string base64_decode(std::string_view src, std::string& error);
+
 /// reflect.DeepEqual for two interface values.
 bool deep_equal(const Value& a, const Value& b);
 
