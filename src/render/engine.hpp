@@ -27,8 +27,6 @@ struct TemplateSource {
   std::string text;
 };
 
-class TemplateSet;  // parsed templates (defined in exec/parse code)
-
 /// Parses and executes templates. Thread-compatible: one Engine per render.
 class Engine {
  public:
@@ -56,7 +54,8 @@ class Engine {
   FuncMap& funcs();
 
  private:
-  std::unique_ptr<TemplateSet> m_set;
+  struct Impl;  // function map, parsed templates, include counters (engine.cpp)
+  std::unique_ptr<Impl> m_impl;
 };
 
 }  // namespace ejob::render

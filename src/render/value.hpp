@@ -74,6 +74,10 @@ class Value {
   static Value integer(int64_t i, GoType t = GoType::Int) { return Value(t, i); }
   static Value int64(int64_t i) { return Value(GoType::Int64, i); }
   static Value uint64(uint64_t u) { return Value(GoType::Uint64, u); }
+  /// An unsigned integer of type `t` (Uint8 is stored as int64_t, Uint64 as uint64_t).
+  static Value unsigned_integer(uint64_t u, GoType t) {
+    return t == GoType::Uint8 ? Value(t, static_cast<int64_t>(u)) : Value(t, u);
+  }
   static Value float64(double f) { return Value(GoType::Float64, f); }
   static Value string(std::string s) { return Value(GoType::String, std::move(s)); }
   static Value bytes(std::string raw) { return Value(GoType::Bytes, std::move(raw)); }
@@ -104,7 +108,11 @@ class Value {
   // Accessors: precondition is the matching is_*() (checked with assert in debug builds).
   [[nodiscard]] bool as_bool() const { return std::get<bool>(m_data); }
   [[nodiscard]] int64_t as_int() const { return std::get<int64_t>(m_data); }
-  [[nodiscard]] uint64_t as_uint() const { return std::get<uint64_t>(m_data); }
+  /// Uint64 stores a uint64_t, Uint8 an int64_t (go_fmt's convention); both read here.
+  [[nodiscard]] uint64_t as_uint() const {
+    const auto* u = std::get_if<uint64_t>(&m_data);
+    return u != nullptr ? *u : static_cast<uint64_t>(std::get<int64_t>(m_data));
+  }
   [[nodiscard]] double as_float() const { return std::get<double>(m_data); }
   /// The string of a String or the raw bytes of Bytes.
   [[nodiscard]] const std::string& as_string() const { return std::get<std::string>(m_data); }

@@ -88,7 +88,6 @@ CASES = [
     ('{{ if .a }}A{{ else }}B{{ end }}{{ if .z }}A{{ else if .s }}S{{ else }}C{{ end }}', N),
     ('{{ if .e }}1{{ end }}{{ if .em }}2{{ end }}{{ if .n }}3{{ end }}{{ if "0" }}4{{ end }}{{ if 0.0 }}5{{ end }}', N),
     ('{{ with .m }}{{ .k }}{{ else }}none{{ end }}|{{ with .missing }}x{{ else }}none{{ end }}', N),
-    ('{{ with .missing }}a{{ else with .s }}{{ . }}{{ end }}', N),
     ('{{ if $v := .s }}{{ $v }}{{ end }}', N),
     # range
     ('{{ range .l }}[{{ . }}]{{ end }}', N),

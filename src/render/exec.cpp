@@ -1,0 +1,595 @@
+#include "ejob/render/exec.hpp"
+
+#include <algorithm>
+#include <exception>
+
+#include "ejob/render/go_fmt.hpp"
+
+namespace ejob::render {
+namespace {
+
+constexpr int k_max_exec_depth = 100000;
+constexpr std::string_view k_dollar = "$";
+
+bool can_be_nil(Param p) {
+  return p == Param::Any || p == Param::ListAny || p == Param::ListString || p == Param::MapAny ||
+         p == Param::Bytes;
+}
+
+/// The zero value of a nil-able parameter type (a nil slice/map prints like an empty one).
+EVal typed_nil(Param p) {
+  switch (p) {
+    case Param::ListAny: return {Value::list(List{}, GoType::ListAny), false};
+    case Param::ListString: return {Value::list(List{}, GoType::ListString), false};
+    case Param::MapAny: return {Value::map(Map{}, GoType::MapAny), false};
+    case Param::Bytes: return {Value::bytes(""), false};
+    default: return {Value(), true};  // a nil interface{}
+  }
+}
+
+/// Go assignability of a concrete value to a parameter type; may convert the value's type
+/// (chartutil.Values → map[string]interface {}, a named slice object → its slice).
+bool assign_to(Value& v, Param p) {
+  switch (p) {
+    case Param::Any: return true;
+    case Param::String: return v.type() == GoType::String;
+    case Param::Int: return v.type() == GoType::Int;
+    case Param::Int64: return v.type() == GoType::Int64;
+    case Param::Float64: return v.type() == GoType::Float64;
+    case Param::Bool: return v.type() == GoType::Bool;
+    case Param::Bytes: return v.type() == GoType::Bytes;
+    case Param::ListAny:
+    case Param::ListString: {
+      GoType want = p == Param::ListAny ? GoType::ListAny : GoType::ListString;
+      if (v.type() == want) return true;
+      if (v.is_object()) {
+        Value u = v.as_object().underlying();
+        if (u.type() == want) {
+          v = u;
+          return true;
+        }
+      }
+      return false;
+    }
+    case Param::MapAny:
+      if (v.type() == GoType::MapAny) return true;
+      if (v.type() == GoType::Values) {
+        v = Value::map(v.map_ptr(), GoType::MapAny);
+        return true;
+      }
+      return false;
+  }
+  return false;
+}
+
+bool is_hex_int(std::string_view s) {
+  return s.size() > 2 && s[0] == '0' && (s[1] == 'x' || s[1] == 'X') &&
+         s.find_first_of("pP") == std::string_view::npos;
+}
+
+/// Go's isTrue on an indirected value.
+bool truth(const Value& v) { return v.truthy(); }
+
+}  // namespace
+
+// ---- TemplateSet ----
+
+void TemplateSet::associate(TreePtr tree) {
+  auto it = m_trees.find(tree->name);
+  if (it != m_trees.end() && is_empty_tree(tree->root.get())) return;
+  if (it != m_trees.end()) {
+    it->second = std::move(tree);
+  } else {
+    std::string name = tree->name;
+    m_trees.emplace(std::move(name), std::move(tree));
+  }
+}
+
+const Tree* TemplateSet::find(std::string_view name) const {
+  auto it = m_trees.find(name);
+  return it == m_trees.end() ? nullptr : it->second.get();
+}
+
+// ---- Executor ----
+
+Executor::Executor(const TemplateSet& set, const Tree& tree, std::string& out, int depth)
+    : m_set(set), m_tree(tree), m_out(out), m_depth(depth) {}
+
+void Executor::run(const Value& dot) {
+  EVal d{dot, false};
+  m_vars.clear();
+  m_vars.emplace_back(k_dollar, d);
+  if (!m_tree.root) {
+    m_node = nullptr;
+    errorf(go_quote(m_tree.name) + " is an incomplete or empty template");
+  }
+  walk_list(d, *m_tree.root);
+}
+
+void Executor::errorf(const std::string& msg) {
+  ExecFailure f;
+  if (m_node == nullptr) {
+    f.message = "template: " + m_tree.name + ": " + msg;
+    throw f;
+  }
+  const std::string& text = m_tree.src->text;
+  size_t pos = std::min<size_t>(m_node->pos, text.size());
+  size_t nl = text.rfind('\n', pos == 0 ? std::string::npos : pos - 1);
+  if (pos == 0) nl = std::string::npos;
+  size_t line_start = nl == std::string::npos ? 0 : nl + 1;
+  f.file = m_tree.src->name;
+  f.line =
+      1 + static_cast<int>(std::count(text.begin(), text.begin() + static_cast<long>(pos), '\n'));
+  f.col = static_cast<int>(pos - line_start);
+  size_t line_end = text.find('\n', line_start);
+  f.source_line = text.substr(
+      line_start, line_end == std::string::npos ? std::string::npos : line_end - line_start);
+  f.message = "template: " + f.file + ":" + std::to_string(f.line) + ":" + std::to_string(f.col) +
+              ": executing " + go_quote(m_tree.name) + " at <" + node_string(*m_node) + ">: " + msg;
+  throw f;
+}
+
+const EVal& Executor::var_value(std::string_view name) {
+  for (size_t i = m_vars.size(); i-- > 0;) {
+    if (m_vars[i].first == name) return m_vars[i].second;
+  }
+  errorf("undefined variable: " + std::string(name));
+}
+
+void Executor::set_var(std::string_view name, const Value& v) {
+  for (size_t i = m_vars.size(); i-- > 0;) {
+    if (m_vars[i].first == name) {
+      m_vars[i].second = EVal{v, false};
+      return;
+    }
+  }
+  errorf("undefined variable: " + std::string(name));
+}
+
+Executor::Flow Executor::walk_list(const EVal& dot, const ListNode& list) {
+  for (const NodePtr& n : list.nodes) {
+    Flow f = walk(dot, *n);
+    if (f != Flow::Normal) return f;
+  }
+  return Flow::Normal;
+}
+
+Executor::Flow Executor::walk(const EVal& dot, const Node& node) {
+  at(&node);
+  switch (node.type) {
+    case NodeType::Text: m_out.append(static_cast<const TextNode&>(node).text); return Flow::Normal;
+    case NodeType::Action: {
+      const auto& a = static_cast<const ActionNode&>(node);
+      Value v = eval_pipeline(dot, a.pipe.get());
+      if (a.pipe->decl.empty()) {
+        at(&node);
+        print_value(v);
+      }
+      return Flow::Normal;
+    }
+    case NodeType::Break: return Flow::Break;
+    case NodeType::Continue: return Flow::Continue;
+    case NodeType::If:
+    case NodeType::With: return walk_if_or_with(dot, static_cast<const BranchNode&>(node));
+    case NodeType::List: return walk_list(dot, static_cast<const ListNode&>(node));
+    case NodeType::Range:
+      walk_range(dot, static_cast<const BranchNode&>(node));
+      return Flow::Normal;
+    case NodeType::Template:
+      walk_template(dot, static_cast<const TemplateNode&>(node));
+      return Flow::Normal;
+    default: errorf("unknown node: " + node_string(node));
+  }
+}
+
+void Executor::print_value(const Value& v) {
+  switch (v.type()) {
+    case GoType::Nil: m_out += "<no value>"; return;
+    case GoType::String: m_out += v.as_string(); return;
+    default: m_out += format_v(v); return;
+  }
+}
+
+Executor::Flow Executor::walk_if_or_with(const EVal& dot, const BranchNode& n) {
+  size_t mark = m_vars.size();
+  Value val = eval_pipeline(dot, n.pipe.get());
+  Flow f = Flow::Normal;
+  if (truth(val)) {
+    if (n.type == NodeType::With) {
+      f = walk_list(EVal{val, false}, *n.list);
+    } else {
+      f = walk_list(dot, *n.list);
+    }
+  } else if (n.else_list) {
+    f = walk_list(dot, *n.else_list);
+  }
+  m_vars.resize(mark);
+  return f;
+}
+
+bool Executor::range_once(const BranchNode& n, size_t mark, EVal index, EVal elem) {
+  size_t ndecl = n.pipe->decl.size();
+  if (ndecl > 0) m_vars[mark - 1].second = elem;
+  if (ndecl > 1) m_vars[mark - 2].second = std::move(index);
+  Flow f = walk_list(elem, *n.list);
+  m_vars.resize(mark);
+  return f != Flow::Break;
+}
+
+void Executor::walk_range(const EVal& dot, const BranchNode& n) {
+  at(&n);
+  size_t outer = m_vars.size();
+  Value val = eval_pipeline(dot, n.pipe.get());
+  if (val.is_object()) {
+    Value u = val.as_object().underlying();
+    if (!u.is_nil()) val = u;
+  }
+  size_t mark = m_vars.size();
+  bool ran = false;
+  if (val.is_list() || val.type() == GoType::Bytes) {
+    if (val.type() == GoType::Bytes) {
+      const std::string& b = val.as_string();
+      for (size_t i = 0; i < b.size(); ++i) {
+        ran = true;
+        EVal e{Value::unsigned_integer(static_cast<unsigned char>(b[i]), GoType::Uint8), false};
+        if (!range_once(n, mark, {Value::integer(static_cast<int64_t>(i)), false}, e)) break;
+      }
+    } else {
+      bool iface = val.type() == GoType::ListAny;
+      const List& l = val.as_list();
+      for (size_t i = 0; i < l.size(); ++i) {
+        ran = true;
+        if (!range_once(n, mark, {Value::integer(static_cast<int64_t>(i)), false}, {l[i], iface})) {
+          break;
+        }
+      }
+    }
+  } else if (val.is_map()) {
+    bool iface = val.type() != GoType::MapString;
+    for (const auto& [k, v] : val.as_map()) {
+      ran = true;
+      if (!range_once(n, mark, {Value::string(k), false}, {v, iface})) break;
+    }
+  } else if (val.is_int() || val.is_uint()) {
+    if (n.pipe->decl.size() > 1) {
+      errorf("can't use " + format_v(val) + " to iterate over more than one variable");
+    }
+    if (val.is_int()) {
+      for (int64_t i = 0; i < val.as_int(); ++i) {
+        ran = true;
+        if (!range_once(n, mark, {}, {Value::integer(i, val.type()), false})) break;
+      }
+    } else {
+      for (uint64_t i = 0; i < val.as_uint(); ++i) {
+        ran = true;
+        if (!range_once(n, mark, {}, {Value::unsigned_integer(i, val.type()), false})) break;
+      }
+    }
+  } else if (!val.is_nil()) {
+    errorf("range can't iterate over " + format_v(val));
+  }
+  if (!ran && n.else_list) walk_list(dot, *n.else_list);
+  m_vars.resize(outer);
+}
+
+void Executor::walk_template(const EVal& dot, const TemplateNode& n) {
+  at(&n);
+  const Tree* t = m_set.find(n.name);
+  if (t == nullptr) errorf("template " + go_quote(n.name) + " not defined");
+  if (m_depth == k_max_exec_depth) {
+    errorf("exceeded maximum template depth (" + std::to_string(k_max_exec_depth) + ")");
+  }
+  Value d = eval_pipeline(dot, n.pipe.get());
+  Executor inner(m_set, *t, m_out, m_depth + 1);
+  inner.m_vars.emplace_back(k_dollar, EVal{d, false});
+  inner.walk_list(EVal{d, false}, *t->root);
+}
+
+// ---- evaluation ----
+
+Value Executor::eval_pipeline(const EVal& dot, const PipeNode* pipe) {
+  if (pipe == nullptr) return {};
+  at(pipe);
+  EVal value;
+  bool have = false;
+  for (const auto& cmd : pipe->cmds) {
+    value = eval_command(dot, *cmd, have ? &value.v : nullptr);
+    value.iface = false;  // interface{} results are unwrapped after each command
+    have = true;
+  }
+  for (std::string_view name : pipe->decl) {
+    if (pipe->is_assign) {
+      set_var(name, value.v);
+    } else {
+      m_vars.emplace_back(name, EVal{value.v, false});
+    }
+  }
+  return std::move(value.v);
+}
+
+void Executor::not_a_function(const Args* args, const Value* final) {
+  if ((args != nullptr && args->size() > 1) || final != nullptr) {
+    errorf("can't give argument to non-function " + node_string(*(*args)[0]));
+  }
+}
+
+EVal Executor::eval_command(const EVal& dot, const CommandNode& cmd, const Value* final) {
+  const Node& first = *cmd.args[0];
+  switch (first.type) {
+    case NodeType::Field:
+      return eval_field_node(dot, static_cast<const FieldNode&>(first), &cmd.args, final);
+    case NodeType::Chain:
+      return eval_chain(dot, static_cast<const ChainNode&>(first), &cmd.args, final);
+    case NodeType::Identifier:
+      return eval_function(dot, static_cast<const IdentifierNode&>(first), cmd, &cmd.args, final);
+    case NodeType::Pipe:
+      not_a_function(&cmd.args, final);
+      return {eval_pipeline(dot, static_cast<const PipeNode*>(&first)), false};
+    case NodeType::Variable:
+      return eval_variable(dot, static_cast<const FieldNode&>(first), &cmd.args, final);
+    default: break;
+  }
+  at(&first);
+  not_a_function(&cmd.args, final);
+  switch (first.type) {
+    case NodeType::Bool: return {Value::boolean(static_cast<const BoolNode&>(first).value), false};
+    case NodeType::Dot: return dot;
+    case NodeType::Nil: errorf("nil is not a command");
+    case NodeType::Number: return ideal_constant(static_cast<const NumberNode&>(first));
+    case NodeType::String:
+      return {Value::string(static_cast<const StringNode&>(first).text), false};
+    default: errorf("can't evaluate command " + go_quote(node_string(first)));
+  }
+}
+
+EVal Executor::ideal_constant(const NumberNode& n) {
+  at(&n);
+  if (n.is_complex) errorf("complex constant " + std::string(n.text) + " is not supported");
+  if (n.is_float && !is_hex_int(n.text) && !n.text.starts_with('\'') &&
+      n.text.find_first_of(".eEpP") != std::string_view::npos) {
+    return {Value::float64(n.f64), false};
+  }
+  if (n.is_int) return {Value::integer(n.i64), false};
+  if (n.is_uint) errorf(std::string(n.text) + " overflows int");
+  return {};
+}
+
+EVal Executor::eval_field_node(const EVal& dot, const FieldNode& f, const Args* args,
+                               const Value* final) {
+  at(&f);
+  return eval_field_chain(dot, dot, f, f.ident, args, final);
+}
+
+EVal Executor::eval_chain(const EVal& dot, const ChainNode& c, const Args* args,
+                          const Value* final) {
+  at(&c);
+  if (c.node->type == NodeType::Nil)
+    errorf("indirection through explicit nil in " + node_string(c));
+  EVal recv = eval_arg(dot, Param::Any, *c.node);
+  return eval_field_chain(dot, std::move(recv), c, c.field, args, final);
+}
+
+EVal Executor::eval_variable(const EVal& dot, const FieldNode& v, const Args* args,
+                             const Value* final) {
+  at(&v);
+  const EVal& value = var_value(v.ident[0]);
+  if (v.ident.size() == 1) {
+    not_a_function(args, final);
+    return value;
+  }
+  return eval_field_chain(dot, value, v, std::span(v.ident).subspan(1), args, final);
+}
+
+EVal Executor::eval_field_chain(const EVal& dot, EVal recv, const Node& node,
+                                std::span<const std::string_view> ident, const Args* args,
+                                const Value* final) {
+  size_t n = ident.size();
+  for (size_t i = 0; i + 1 < n; ++i) recv = eval_field(dot, ident[i], node, nullptr, nullptr, recv);
+  return eval_field(dot, ident[n - 1], node, args, final, recv);
+}
+
+EVal Executor::eval_function(const EVal& dot, const IdentifierNode& id, const Node& cmd,
+                             const Args* args, const Value* final) {
+  at(&id);
+  return eval_call(dot, *id.fn, id.special, cmd, id.name, args, final, nullptr);
+}
+
+EVal Executor::eval_field(const EVal& dot, std::string_view name, const Node& node,
+                          const Args* args, const Value* final, const EVal& recv) {
+  if (recv.v.is_nil() && !recv.iface) return {};  // missingkey=zero: nil data yields nil
+  if (recv.v.is_nil()) errorf("nil pointer evaluating interface {}." + std::string(name));
+  const Value& r = recv.v;
+  if (r.type() == GoType::Values) {
+    if (const Function* m = values_method(name)) {
+      return eval_call(dot, *m, Special::None, node, name, args, final, &r);
+    }
+  }
+  if (r.is_object() && r.as_object().has_method(name)) {
+    return eval_object_method(dot, r.as_object(), name, node, args, final);
+  }
+  bool has_args = (args != nullptr && args->size() > 1) || final != nullptr;
+  const Value* map_val = r.is_map() ? &r : nullptr;
+  Value underlying;
+  if (r.is_object()) {
+    Value field;
+    if (r.as_object().field(name, field)) {
+      if (has_args) errorf(std::string(name) + " has arguments but cannot be invoked as function");
+      return {std::move(field), false};
+    }
+    underlying = r.as_object().underlying();
+    if (underlying.is_map()) map_val = &underlying;
+  }
+  if (map_val != nullptr) {
+    if (has_args) errorf(std::string(name) + " is not a method but has arguments");
+    const Map& m = map_val->as_map();
+    bool iface = map_val->type() != GoType::MapString;
+    auto it = m.find(name);
+    if (it != m.end()) return {it->second, iface};
+    if (iface) return {Value(), true};
+    return {Value::string(""), false};
+  }
+  errorf("can't evaluate field " + std::string(name) + " in type " +
+         (recv.iface ? std::string("interface {}") : r.type_name()));
+}
+
+EVal Executor::eval_object_method(const EVal& dot, const Object& obj, std::string_view name,
+                                  const Node& node, const Args* args, const Value* final) {
+  std::vector<Value> argv;
+  if (args != nullptr) {
+    for (size_t i = 1; i < args->size(); ++i)
+      argv.push_back(eval_arg(dot, Param::Any, *(*args)[i]).v);
+  }
+  if (final != nullptr) argv.push_back(*final);
+  try {
+    return {obj.call(name, argv), false};
+  } catch (const FuncError& e) {
+    at(&node);
+    errorf("error calling " + std::string(name) + ": " + e.message);
+  }
+}
+
+EVal Executor::eval_call(const EVal& dot, const Function& fn, Special sp, const Node& node,
+                         std::string_view name, const Args* args, const Value* final,
+                         const Value* receiver) {
+  size_t nargs = args != nullptr ? args->size() - 1 : 0;
+  size_t num_in = nargs + (final != nullptr ? 1 : 0);
+  size_t nparams = fn.params.size();
+  size_t num_fixed = nargs;
+  if (fn.variadic) {
+    num_fixed = nparams - 1;
+    if (num_in < num_fixed) {
+      errorf("wrong number of args for " + std::string(name) + ": want at least " +
+             std::to_string(nparams - 1) + " got " + std::to_string(nargs));
+    }
+  } else if (num_in != nparams) {
+    errorf("wrong number of args for " + std::string(name) + ": want " + std::to_string(nparams) +
+           " got " + std::to_string(num_in));
+  }
+  if (sp != Special::None) {
+    // and/or: evaluate left to right, stop at the first falsy (and) / truthy (or) value.
+    EVal v;
+    for (size_t i = 0; i < nargs; ++i) {
+      v = eval_arg(dot, Param::Any, *(*args)[i + 1]);
+      if (truth(v.v) == (sp == Special::Or)) return v;
+    }
+    if (final != nullptr) v = EVal{*final, false};
+    return v;
+  }
+  std::vector<Value> argv(num_in);
+  uint64_t mask = 0;
+  size_t i = 0;
+  for (; i < num_fixed && i < nargs; ++i) {
+    EVal a = eval_arg(dot, fn.params[i], *(*args)[i + 1]);
+    if (a.iface && i < 64) mask |= uint64_t{1} << i;
+    argv[i] = std::move(a.v);
+  }
+  if (fn.variadic) {
+    for (; i < nargs; ++i) {
+      EVal a = eval_arg(dot, fn.params.back(), *(*args)[i + 1]);
+      if (a.iface && i < 64) mask |= uint64_t{1} << i;
+      argv[i] = std::move(a.v);
+    }
+  }
+  if (final != nullptr) {
+    Param t = fn.params.empty() ? Param::Any : fn.params.back();
+    if (fn.variadic && num_in - 1 < num_fixed) t = fn.params[num_in - 1];
+    argv[i] = validate_type(EVal{*final, false}, t).v;
+  }
+  CallContext ctx{this, mask, receiver};
+  try {
+    return {fn.impl(FuncArgs{argv, &ctx}), false};
+  } catch (const FuncError& e) {
+    at(&node);
+    errorf("error calling " + std::string(name) + ": " + e.message);
+  } catch (const ExecError& e) {
+    at(&node);
+    errorf("error calling " + std::string(name) + ": HELM_ERR_START" + e.message + "HELM_ERR_END");
+  } catch (const ExecFailure&) {
+    throw;
+  } catch (const std::exception& e) {
+    at(&node);
+    errorf("error calling " + std::string(name) + ": " + e.what());
+  }
+}
+
+EVal Executor::validate_type(EVal value, Param typ) {
+  if (value.v.is_nil() && !value.iface) {
+    if (can_be_nil(typ)) return typ == Param::Any ? EVal{} : typed_nil(typ);
+    errorf("invalid value; expected " + std::string(param_type_name(typ)));
+  }
+  if (typ == Param::Any) return value;
+  if (value.iface && value.v.is_nil()) {
+    errorf("wrong type for value; expected " + std::string(param_type_name(typ)) +
+           "; got interface {}");
+  }
+  value.iface = false;
+  if (!assign_to(value.v, typ)) {
+    errorf("wrong type for value; expected " + std::string(param_type_name(typ)) + "; got " +
+           value.v.type_name());
+  }
+  return value;
+}
+
+EVal Executor::eval_arg(const EVal& dot, Param typ, const Node& n) {
+  at(&n);
+  switch (n.type) {
+    case NodeType::Dot: return validate_type(dot, typ);
+    case NodeType::Nil:
+      if (can_be_nil(typ)) return typed_nil(typ);
+      errorf("cannot assign nil to " + std::string(param_type_name(typ)));
+    case NodeType::Field: {
+      return validate_type(eval_field_node(dot, static_cast<const FieldNode&>(n), nullptr, nullptr),
+                           typ);
+    }
+    case NodeType::Variable:
+      return validate_type(eval_variable(dot, static_cast<const FieldNode&>(n), nullptr, nullptr),
+                           typ);
+    case NodeType::Pipe:
+      return validate_type({eval_pipeline(dot, static_cast<const PipeNode*>(&n)), false}, typ);
+    case NodeType::Identifier: {
+      const auto& id = static_cast<const IdentifierNode&>(n);
+      return validate_type(eval_function(dot, id, id, nullptr, nullptr), typ);
+    }
+    case NodeType::Chain:
+      return validate_type(eval_chain(dot, static_cast<const ChainNode&>(n), nullptr, nullptr),
+                           typ);
+    default: break;
+  }
+  std::string pname(param_type_name(typ));
+  switch (typ) {
+    case Param::Bool:
+      if (n.type == NodeType::Bool)
+        return {Value::boolean(static_cast<const BoolNode&>(n).value), false};
+      errorf("expected bool; found " + node_string(n));
+    case Param::Float64:
+      if (n.type == NodeType::Number && static_cast<const NumberNode&>(n).is_float) {
+        return {Value::float64(static_cast<const NumberNode&>(n).f64), false};
+      }
+      errorf("expected float; found " + node_string(n));
+    case Param::Int:
+    case Param::Int64:
+      if (n.type == NodeType::Number && static_cast<const NumberNode&>(n).is_int) {
+        return {Value::integer(static_cast<const NumberNode&>(n).i64,
+                               typ == Param::Int ? GoType::Int : GoType::Int64),
+                false};
+      }
+      errorf("expected integer; found " + node_string(n));
+    case Param::String:
+      if (n.type == NodeType::String) {
+        return {Value::string(static_cast<const StringNode&>(n).text), false};
+      }
+      errorf("expected string; found " + node_string(n));
+    case Param::Any:
+      switch (n.type) {
+        case NodeType::Bool: return {Value::boolean(static_cast<const BoolNode&>(n).value), false};
+        case NodeType::Number: return ideal_constant(static_cast<const NumberNode&>(n));
+        case NodeType::String:
+          return {Value::string(static_cast<const StringNode&>(n).text), false};
+        default:
+          errorf("can't handle assignment of " + node_string(n) + " to empty interface argument");
+      }
+    default: errorf("can't handle " + node_string(n) + " for arg of type " + pname);
+  }
+}
+
+}  // namespace ejob::render
