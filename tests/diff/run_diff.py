@@ -94,10 +94,13 @@ def materialize(files, root):
 
 def run_prog(binary, argv, cwd):
     try:
-        p = subprocess.run([binary] + argv, cwd=cwd, capture_output=True, timeout=TIMEOUT_S)
+        p = subprocess.run([os.path.abspath(binary)] + argv, cwd=cwd, capture_output=True,
+                           timeout=TIMEOUT_S)
         return p.returncode, p.stdout, p.stderr
     except subprocess.TimeoutExpired:
         return -1, b"", b"timed out after %d s" % TIMEOUT_S
+    except OSError as e:
+        return -1, b"", f"cannot run {binary}: {e}".encode()
 
 
 def reference_message(stderr):
