@@ -182,7 +182,7 @@ def forbid(h, verb, res, name, ns, sub):
     what = res.plural + (f"/{sub}" if sub else "")
     obj = f'{what} "{name}"' if name else what
     where = f' in the namespace "{ns}"' if ns else ""
-    scope = "" if ns or not res.namespaced else " at the cluster scope"
+    scope = "" if ns else " at the cluster scope"
     raise ApiError(403, "Forbidden",
                    f'{obj} is forbidden: User "{h.user}" cannot {verb} resource "{what}" in API group "{res.group}"{where}{scope}',
                    {"name": name, "group": res.group, "kind": res.plural} if name else {"group": res.group, "kind": res.plural})

@@ -234,7 +234,7 @@ class Handler(BaseHTTPRequestHandler):
             with self.server.requests_lock:
                 self.server.requests.append({"method": self.command, "path": url.path,
                                              "query": url.query, "status": self.status_sent,
-                                             "fault": fault,
+                                             "fault": fault, "peer": self.client_address[1],
                                              "userAgent": self.headers.get("User-Agent", "")})
 
     def fault_status(self, fault):

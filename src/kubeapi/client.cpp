@@ -1,0 +1,260 @@
+#include "ejob/kubeapi/client.hpp"
+
+#include "ejob/kubeapi/api_error.hpp"
+#include "ejob/util/error.hpp"
+
+namespace ejob::kubeapi {
+namespace {
+
+/// Kinds ejob sends, known without a discovery request.
+const ResourceInfo k_builtin[] = {
+    {"", "v1", "pods", "Pod", true},
+    {"", "v1", "services", "Service", true},
+    {"", "v1", "events", "Event", true},
+    {"", "v1", "persistentvolumes", "PersistentVolume", false},
+    {"", "v1", "persistentvolumeclaims", "PersistentVolumeClaim", true},
+    {"", "v1", "namespaces", "Namespace", false},
+    {"", "v1", "configmaps", "ConfigMap", true},
+    {"", "v1", "secrets", "Secret", true},
+    {"apiextensions.k8s.io", "v1", "customresourcedefinitions", "CustomResourceDefinition", false},
+};
+
+std::string str(const Json& j, const char* key) {
+  auto it = j.find(key);
+  return it != j.end() && it->is_string() ? it->get<std::string>() : std::string();
+}
+
+std::string meta(const Json& obj, const char* key) {
+  auto it = obj.find("metadata");
+  return it != obj.end() ? str(*it, key) : std::string();
+}
+
+Json parse_json(const std::string& body, const std::string& what) {
+  Json doc = Json::parse(body, nullptr, false);
+  if (doc.is_discarded())
+    throw Error(ErrorCode::Api, "the server answered " + what + " with a body that is not JSON");
+  return doc;
+}
+
+std::string join_query(const std::vector<std::pair<std::string, std::string>>& params) {
+  std::string q;
+  for (const auto& [k, v] : params) q += (q.empty() ? "?" : "&") + k + "=" + url_escape(v);
+  return q;
+}
+
+/// The apply conflict as one sentence plus kubectl's hint.
+Error conflict_error(const ApiError& e, const Json& object) {
+  std::map<std::string, std::vector<std::string>> by_manager;
+  for (const StatusCause& c : e.causes()) {
+    const auto q1 = c.message.find('"');
+    const auto q2 = c.message.find('"', q1 + 1);
+    const std::string manager =
+        q1 == std::string::npos ? c.message : c.message.substr(q1 + 1, q2 - q1 - 1);
+    by_manager[manager].push_back(c.field);
+  }
+  std::string what;
+  for (const auto& [manager, fields] : by_manager) {
+    what += what.empty() ? "" : "; ";
+    what += "field manager \"" + manager + "\" owns";
+    for (size_t i = 0; i < fields.size(); ++i) what += (i ? ", " : " ") + fields[i];
+  }
+  if (what.empty()) what = e.message();
+  const std::string name = str(object, "kind") + "/" + meta(object, "name");
+  return Error(ErrorCode::Conflict, "applying " + name + " conflicts: " + what +
+                                        " (rerun with --force-conflicts to take these fields over, "
+                                        "or remove them from your manifest)");
+}
+
+}  // namespace
+
+std::string url_escape(const std::string& text) {
+  static constexpr char k_hex[] = "0123456789ABCDEF";
+  std::string out;
+  for (unsigned char c : text) {
+    if (std::isalnum(c) || c == '-' || c == '_' || c == '.' || c == '~') {
+      out += static_cast<char>(c);
+    } else {
+      out += '%';
+      out += k_hex[c >> 4];
+      out += k_hex[c & 15];
+    }
+  }
+  return out;
+}
+
+Client::Client(Transport& transport) : m_transport(transport) {}
+
+const std::string& Client::default_namespace() const { return m_transport.config().namespace_name; }
+
+std::string Client::path(const ResourceInfo& res, const std::string& ns, const std::string& name) {
+  std::string p =
+      res.group.empty() ? "/api/" + res.version : "/apis/" + res.group + "/" + res.version;
+  if (res.namespaced && !ns.empty()) p += "/namespaces/" + ns;
+  p += "/" + res.plural;
+  if (!name.empty()) p += "/" + name;
+  return p;
+}
+
+Json Client::call(const Request& request) {
+  Response r = m_transport.send(request);
+  if (r.status < 200 || r.status >= 300) throw error_from_status(r.status, r.body);
+  return parse_json(r.body, std::string(method_name(request.method)) + " " + request.target);
+}
+
+std::optional<std::vector<ResourceInfo>> Client::discover(const std::string& api_version) {
+  {
+    std::lock_guard lock(m_mutex);
+    if (auto it = m_discovery.find(api_version); it != m_discovery.end()) return it->second;
+  }
+  const bool core = api_version.find('/') == std::string::npos;
+  Response r = m_transport.send({Method::Get, (core ? "/api/" : "/apis/") + api_version});
+  std::optional<std::vector<ResourceInfo>> found;
+  if (r.status == 404) {
+    found = std::nullopt;
+  } else if (r.status < 200 || r.status >= 300) {
+    throw error_from_status(r.status, r.body);
+  } else {
+    const Json doc = parse_json(r.body, "discovery of " + api_version);
+    const auto slash = api_version.find('/');
+    std::vector<ResourceInfo> list;
+    for (const Json& item : doc.value("resources", Json::array())) {
+      const std::string name = str(item, "name");
+      if (name.find('/') != std::string::npos) continue;  // subresource
+      list.push_back({core ? "" : api_version.substr(0, slash),
+                      core ? api_version : api_version.substr(slash + 1), name, str(item, "kind"),
+                      item.value("namespaced", true)});
+    }
+    found = std::move(list);
+  }
+  std::lock_guard lock(m_mutex);
+  m_discovery[api_version] = found;
+  return found;
+}
+
+std::optional<ResourceInfo> Client::find_resource(const std::string& api_version,
+                                                  const std::string& kind) {
+  for (const ResourceInfo& r : k_builtin)
+    if (r.api_version() == api_version && r.kind == kind) return r;
+  auto served = discover(api_version);
+  if (!served) return std::nullopt;
+  for (const ResourceInfo& r : *served)
+    if (r.kind == kind) return r;
+  return std::nullopt;
+}
+
+ResourceInfo Client::resource(const std::string& api_version, const std::string& kind) {
+  auto found = find_resource(api_version, kind);
+  if (!found)
+    throw Error(ErrorCode::NotFound,
+                "the server does not serve kind " + kind + " in " + api_version);
+  return *found;
+}
+
+ResourceInfo Client::resource_of(const Json& object) {
+  return resource(str(object, "apiVersion"), str(object, "kind"));
+}
+
+Json Client::get(const ResourceInfo& res, const std::string& ns, const std::string& name) {
+  return call({Method::Get, path(res, ns, name)});
+}
+
+std::optional<Json> Client::try_get(const ResourceInfo& res, const std::string& ns,
+                                    const std::string& name) {
+  Response r = m_transport.send({Method::Get, path(res, ns, name)});
+  if (r.status == 404) return std::nullopt;
+  if (r.status < 200 || r.status >= 300) throw error_from_status(r.status, r.body);
+  return parse_json(r.body, "GET " + path(res, ns, name));
+}
+
+ListResult Client::list(const ResourceInfo& res, const std::string& ns,
+                        const ListOptions& options) {
+  ListResult out;
+  std::string next;
+  do {
+    std::vector<std::pair<std::string, std::string>> q;
+    if (!options.label_selector.empty()) q.emplace_back("labelSelector", options.label_selector);
+    if (!options.field_selector.empty()) q.emplace_back("fieldSelector", options.field_selector);
+    if (options.limit > 0) q.emplace_back("limit", std::to_string(options.limit));
+    if (!next.empty()) q.emplace_back("continue", next);
+    Json page = call({Method::Get, path(res, ns) + join_query(q)});
+    for (Json& item : page["items"]) out.items.push_back(std::move(item));
+    const Json m = page.value("metadata", Json::object());
+    if (out.resource_version.empty()) out.resource_version = str(m, "resourceVersion");
+    next = str(m, "continue");
+  } while (!next.empty());
+  return out;
+}
+
+Json Client::create(const Json& object, DryRun dry_run) {
+  const ResourceInfo res = resource_of(object);
+  std::string ns = meta(object, "namespace");
+  if (ns.empty()) ns = default_namespace();
+  std::string target = path(res, ns) + "?fieldManager=ejob";
+  if (dry_run == DryRun::All) target += "&dryRun=All";
+  return call({Method::Post, target, object.dump(), "application/json", "application/json",
+               Retry::Unprocessed});
+}
+
+Json Client::apply(const Json& object, Force force, DryRun dry_run, const std::string& manager) {
+  const ResourceInfo res = resource_of(object);
+  std::string ns = meta(object, "namespace");
+  if (ns.empty()) ns = default_namespace();
+  std::string target = path(res, ns, meta(object, "name")) + "?fieldManager=" + url_escape(manager);
+  if (force == Force::Yes) target += "&force=true";
+  if (dry_run == DryRun::All) target += "&dryRun=All";
+  // JSON is YAML, so the apply patch is sent as the object's JSON.
+  try {
+    return call({Method::Patch, target, object.dump(), "application/apply-patch+yaml"});
+  } catch (const ApiError& e) {
+    if (e.http_status() == 409 && e.reason() == "Conflict" && !e.causes().empty())
+      throw conflict_error(e, object);
+    throw;
+  }
+}
+
+bool Client::remove(const ResourceInfo& res, const std::string& ns, const std::string& name,
+                    Propagation propagation, DryRun dry_run, const std::string& uid) {
+  Json opts = {{"kind", "DeleteOptions"}, {"apiVersion", "v1"}};
+  opts["propagationPolicy"] = propagation == Propagation::Foreground ? "Foreground"
+                              : propagation == Propagation::Orphan   ? "Orphan"
+                                                                     : "Background";
+  if (dry_run == DryRun::All) opts["dryRun"] = Json::array({"All"});
+  if (!uid.empty()) opts["preconditions"] = {{"uid", uid}};
+  Response r =
+      m_transport.send({Method::Delete, path(res, ns, name), opts.dump(), "application/json"});
+  if (r.status == 404) return false;
+  if (r.status < 200 || r.status >= 300) throw error_from_status(r.status, r.body);
+  return true;
+}
+
+std::vector<Json> Client::events_for(const Json& object) {
+  const std::string ns = meta(object, "namespace");
+  std::string selector =
+      "involvedObject.name=" + meta(object, "name") + ",involvedObject.kind=" + str(object, "kind");
+  if (!meta(object, "uid").empty()) selector += ",involvedObject.uid=" + meta(object, "uid");
+  ListResult events = list(resource("v1", "Event"), ns, {"", selector});
+  std::stable_sort(events.items.begin(), events.items.end(), [](const Json& a, const Json& b) {
+    return str(a, "lastTimestamp") < str(b, "lastTimestamp");
+  });
+  return std::move(events.items);
+}
+
+void Client::evict(const std::string& ns, const std::string& pod, DryRun dry_run) {
+  Json eviction = {{"apiVersion", "policy/v1"},
+                   {"kind", "Eviction"},
+                   {"metadata", {{"name", pod}, {"namespace", ns}}}};
+  if (dry_run == DryRun::All) eviction["deleteOptions"] = {{"dryRun", Json::array({"All"})}};
+  call({Method::Post, path(resource("v1", "Pod"), ns, pod) + "/eviction", eviction.dump(),
+        "application/json"});
+}
+
+std::string Client::proxy_get(const std::string& ns, const std::string& pod, int port,
+                              const std::string& p) {
+  const std::string target = path(resource("v1", "Pod"), ns, pod + ":" + std::to_string(port)) +
+                             "/proxy" + (p.empty() || p[0] != '/' ? "/" : "") + p;
+  Response r = m_transport.send({Method::Get, target, "", "", "*/*"});
+  if (r.status < 200 || r.status >= 300) throw error_from_status(r.status, r.body);
+  return r.body;
+}
+
+}  // namespace ejob::kubeapi

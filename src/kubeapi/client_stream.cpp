@@ -1,0 +1,117 @@
+// The streaming operations of Client: watch (with bookmarks, renewal and 410 re-list) and pod
+// logs. Kept apart from client.cpp, which holds the request/response operations.
+
+#include "ejob/kubeapi/api_error.hpp"
+#include "ejob/kubeapi/client.hpp"
+#include "ejob/util/error.hpp"
+
+namespace ejob::kubeapi {
+namespace {
+
+std::string resource_version_of(const Json& obj) {
+  auto m = obj.find("metadata");
+  if (m == obj.end()) return {};
+  auto rv = m->find("resourceVersion");
+  return rv != m->end() && rv->is_string() ? rv->get<std::string>() : std::string();
+}
+
+constexpr int k_max_broken_streams = 5;
+
+}  // namespace
+
+void Client::watch_once(const ResourceInfo& res, const std::string& ns, WatchOptions& options,
+                        const std::function<bool(const WatchEvent&)>& on_event, bool& stop,
+                        bool& gone) {
+  std::string target = path(res, ns) + "?watch=true&allowWatchBookmarks=true&resourceVersion=" +
+                       url_escape(options.resource_version) +
+                       "&timeoutSeconds=" + std::to_string(options.timeout_seconds);
+  if (!options.label_selector.empty())
+    target += "&labelSelector=" + url_escape(options.label_selector);
+  if (!options.field_selector.empty())
+    target += "&fieldSelector=" + url_escape(options.field_selector);
+  std::string buffer;
+  auto handle_line = [&](const std::string& line) {
+    Json ev = Json::parse(line, nullptr, false);
+    if (ev.is_discarded() || !ev.is_object())
+      throw Error(ErrorCode::Api, "the server sent a watch event that is not JSON");
+    const std::string type = ev.value("type", "");
+    Json obj = ev.value("object", Json::object());
+    if (type == "ERROR") {
+      if (obj.value("code", 0) == 410) {
+        gone = true;
+        return false;
+      }
+      throw error_from_status(obj.value("code", 500), obj.dump());
+    }
+    if (const std::string rv = resource_version_of(obj); !rv.empty()) options.resource_version = rv;
+    if (type == "BOOKMARK") return true;
+    if (!on_event({type, std::move(obj)})) {
+      stop = true;
+      return false;
+    }
+    return true;
+  };
+  Sink sink = [&](std::string_view data) {
+    buffer.append(data);
+    for (size_t nl; (nl = buffer.find('\n')) != std::string::npos;) {
+      const std::string line = buffer.substr(0, nl);
+      buffer.erase(0, nl + 1);
+      if (!line.empty() && !handle_line(line)) return false;
+    }
+    return true;
+  };
+  std::string error_body;
+  const long status = m_transport.stream({Method::Get, target}, sink, error_body);
+  if (status == 410) {
+    gone = true;
+    return;
+  }
+  if (status < 200 || status >= 300) throw error_from_status(status, error_body);
+}
+
+void Client::watch(const ResourceInfo& res, const std::string& ns, WatchOptions options,
+                   const std::function<bool(const WatchEvent&)>& on_event) {
+  bool relist = options.resource_version.empty();
+  int broken = 0;
+  while (true) {
+    if (relist) {
+      ListResult current = list(res, ns, {options.label_selector, options.field_selector});
+      for (Json& item : current.items)
+        if (!on_event({"ADDED", std::move(item)})) return;
+      options.resource_version = current.resource_version;
+      relist = false;
+    }
+    bool stop = false;
+    bool gone = false;
+    try {
+      watch_once(res, ns, options, on_event, stop, gone);
+      broken = 0;
+    } catch (const Error& e) {
+      // A stream cut by the network is renewed from the last version seen.
+      if (e.code() != ErrorCode::Transport || ++broken > k_max_broken_streams) throw;
+    }
+    if (stop) return;
+    relist = gone;
+  }
+}
+
+void Client::logs(const std::string& ns, const std::string& pod, const LogOptions& options,
+                  const Sink& sink) {
+  std::string target = path(resource("v1", "Pod"), ns, pod) + "/log";
+  std::string q;
+  auto add = [&](const std::string& k, const std::string& v) {
+    q += (q.empty() ? "?" : "&") + k + "=" + url_escape(v);
+  };
+  if (!options.container.empty()) add("container", options.container);
+  if (options.follow) add("follow", "true");
+  if (options.timestamps) add("timestamps", "true");
+  if (options.previous) add("previous", "true");
+  if (!options.since_time.empty()) add("sinceTime", options.since_time);
+  if (options.tail_lines >= 0) add("tailLines", std::to_string(options.tail_lines));
+  std::string error_body;
+  const long status =
+      m_transport.stream({Method::Get, target + q, "", "", "text/plain"}, sink, error_body);
+  if (status < 200 || status >= 300) throw error_from_status(status, error_body);
+}
+
+}  // namespace ejob::kubeapi

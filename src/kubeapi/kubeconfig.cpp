@@ -1,0 +1,303 @@
+#include "ejob/kubeapi/kubeconfig.hpp"
+
+#include <yaml-cpp/yaml.h>
+
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include "ejob/util/error.hpp"
+
+extern char** environ;
+
+namespace ejob::kubeapi {
+namespace {
+
+namespace fs = std::filesystem;
+
+/// One named entry (cluster, user or context) and the file that defined it.
+struct Named {
+  YAML::Node node;
+  fs::path dir;
+};
+
+/// The merge of every kubeconfig file: first definition of a name wins.
+struct Merged {
+  std::map<std::string, Named> clusters;
+  std::map<std::string, Named> users;
+  std::map<std::string, Named> contexts;
+  std::string current_context;
+  std::string origin;  ///< the file names, for messages
+};
+
+std::optional<std::string> read_file(const fs::path& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return std::nullopt;
+  std::ostringstream out;
+  out << in.rdbuf();
+  return out.str();
+}
+
+std::string must_read(const fs::path& path, const std::string& what) {
+  auto text = read_file(path);
+  if (!text) throw Error(ErrorCode::Input, "cannot read " + what + " " + path.string());
+  return *text;
+}
+
+std::string scalar(const YAML::Node& node, const char* key) {
+  const YAML::Node v = node[key];
+  return v && v.IsScalar() ? v.as<std::string>() : std::string();
+}
+
+void merge_list(const YAML::Node& list, const char* inner, const fs::path& dir,
+                std::map<std::string, Named>& into) {
+  if (!list || !list.IsSequence()) return;
+  for (const YAML::Node& item : list) {
+    const std::string name = scalar(item, "name");
+    if (!name.empty() && !into.count(name)) into.emplace(name, Named{item[inner], dir});
+  }
+}
+
+void merge_file(const fs::path& path, Merged& merged) {
+  const std::string text = must_read(path, "kubeconfig");
+  YAML::Node root;
+  try {
+    root = YAML::Load(text);
+  } catch (const YAML::Exception& e) {
+    throw Error(ErrorCode::Input, "kubeconfig " + path.string() + " is not valid YAML: " + e.msg,
+                Location{path.string(), e.mark.line + 1, e.mark.column + 1, {}});
+  }
+  if (!root.IsMap()) return;
+  const fs::path dir = path.parent_path();
+  merge_list(root["clusters"], "cluster", dir, merged.clusters);
+  merge_list(root["users"], "user", dir, merged.users);
+  merge_list(root["contexts"], "context", dir, merged.contexts);
+  if (merged.current_context.empty()) merged.current_context = scalar(root, "current-context");
+  merged.origin += (merged.origin.empty() ? "" : ":") + path.string();
+}
+
+std::vector<std::string> split(const std::string& text, char sep) {
+  std::vector<std::string> out;
+  std::string cur;
+  for (char c : text) {
+    if (c == sep) {
+      out.push_back(cur);
+      cur.clear();
+    } else {
+      cur += c;
+    }
+  }
+  out.push_back(cur);
+  return out;
+}
+
+/// The files to read, in order; empty when no kubeconfig applies.
+std::vector<fs::path> config_files(const ConfigFlags& flags, const Environment& env) {
+  if (!flags.kubeconfig.empty()) {
+    if (!fs::exists(flags.kubeconfig))
+      throw Error(ErrorCode::Input, "kubeconfig " + flags.kubeconfig + " does not exist");
+    return {flags.kubeconfig};
+  }
+  std::vector<fs::path> files;
+  if (auto list = env.get("KUBECONFIG"); list && !list->empty()) {
+    for (const std::string& p : split(*list, ':'))
+      if (!p.empty() && fs::exists(p)) files.emplace_back(p);
+    return files;
+  }
+  if (auto home = env.get("HOME")) {
+    fs::path def = fs::path(*home) / ".kube" / "config";
+    if (fs::exists(def)) files.push_back(def);
+  }
+  return files;
+}
+
+/// Value of a `X-data` (base64) or `X` (file) pair; empty when neither is set.
+std::string data_or_file(const Named& entry, const char* key) {
+  const std::string data_key = std::string(key) + "-data";
+  const std::string data = scalar(entry.node, data_key.c_str());
+  if (!data.empty()) {
+    auto decoded = decode_base64(data);
+    if (!decoded)
+      throw Error(ErrorCode::Input,
+                  std::string("kubeconfig: ") + data_key + " is not valid base64");
+    return *decoded;
+  }
+  const std::string file = scalar(entry.node, key);
+  if (file.empty()) return {};
+  fs::path path = file;
+  if (path.is_relative()) path = entry.dir / path;
+  return must_read(path, key);
+}
+
+ExecConfig read_exec(const YAML::Node& node, const fs::path& dir) {
+  ExecConfig exec;
+  exec.api_version = scalar(node, "apiVersion");
+  exec.command = scalar(node, "command");
+  if (exec.command.find('/') != std::string::npos && fs::path(exec.command).is_relative())
+    exec.command = (dir / exec.command).string();
+  if (node["args"] && node["args"].IsSequence())
+    for (const YAML::Node& a : node["args"]) exec.args.push_back(a.as<std::string>());
+  if (node["env"] && node["env"].IsSequence())
+    for (const YAML::Node& e : node["env"])
+      exec.env.emplace_back(scalar(e, "name"), scalar(e, "value"));
+  if (const std::string mode = scalar(node, "interactiveMode"); !mode.empty())
+    exec.interactive_mode = mode;
+  exec.provide_cluster_info = node["provideClusterInfo"] && node["provideClusterInfo"].as<bool>();
+  if (exec.api_version != "client.authentication.k8s.io/v1" &&
+      exec.api_version != "client.authentication.k8s.io/v1beta1")
+    throw Error(ErrorCode::Input, "kubeconfig: exec plugin apiVersion \"" + exec.api_version +
+                                      "\" is not supported (use client.authentication.k8s.io/v1)");
+  if (exec.command.empty()) throw Error(ErrorCode::Input, "kubeconfig: exec plugin has no command");
+  return exec;
+}
+
+const Named& lookup(const std::map<std::string, Named>& map, const std::string& name,
+                    const char* what, const std::string& origin) {
+  auto it = map.find(name);
+  if (it == map.end())
+    throw Error(ErrorCode::Input,
+                std::string(what) + " \"" + name + "\" not found in kubeconfig " + origin);
+  return it->second;
+}
+
+void apply_cluster(const Named& cluster, RestConfig& cfg) {
+  cfg.server = scalar(cluster.node, "server");
+  while (!cfg.server.empty() && cfg.server.back() == '/') cfg.server.pop_back();
+  if (cfg.server.empty()) throw Error(ErrorCode::Input, "kubeconfig: cluster has no server");
+  cfg.ca_pem = data_or_file(cluster, "certificate-authority");
+  cfg.insecure = cluster.node["insecure-skip-tls-verify"] &&
+                 cluster.node["insecure-skip-tls-verify"].as<bool>();
+  if (cfg.insecure && !cfg.ca_pem.empty())
+    throw Error(ErrorCode::Input,
+                "kubeconfig: specifying a root certificates file with the insecure flag is not "
+                "allowed");
+  cfg.tls_server_name = scalar(cluster.node, "tls-server-name");
+  cfg.proxy_url = scalar(cluster.node, "proxy-url");
+}
+
+void apply_user(const Named& user, RestConfig& cfg) {
+  cfg.client_cert_pem = data_or_file(user, "client-certificate");
+  cfg.client_key_pem = data_or_file(user, "client-key");
+  cfg.token = scalar(user.node, "token");
+  if (std::string file = scalar(user.node, "tokenFile"); !file.empty())
+    cfg.token_file = fs::path(file).is_relative() ? (user.dir / file).string() : file;
+  cfg.username = scalar(user.node, "username");
+  cfg.password = scalar(user.node, "password");
+  if (user.node["exec"] && user.node["exec"].IsMap())
+    cfg.exec = read_exec(user.node["exec"], user.dir);
+}
+
+RestConfig resolve(const Merged& merged, const ConfigFlags& flags) {
+  RestConfig cfg;
+  cfg.context = flags.context.empty() ? merged.current_context : flags.context;
+  if (cfg.context.empty())
+    throw Error(ErrorCode::Input, "no context chosen: kubeconfig " + merged.origin +
+                                      " has no current-context; pass --context");
+  const Named& ctx = lookup(merged.contexts, cfg.context, "context", merged.origin);
+  apply_cluster(lookup(merged.clusters, scalar(ctx.node, "cluster"), "cluster", merged.origin),
+                cfg);
+  if (const std::string user = scalar(ctx.node, "user"); !user.empty())
+    apply_user(lookup(merged.users, user, "user", merged.origin), cfg);
+  if (std::string ns = scalar(ctx.node, "namespace"); !ns.empty()) cfg.namespace_name = ns;
+  return cfg;
+}
+
+}  // namespace
+
+Environment Environment::from_process() {
+  Environment env;
+  for (char** e = environ; e && *e; ++e) {
+    std::string_view kv = *e;
+    auto eq = kv.find('=');
+    if (eq != std::string_view::npos)
+      env.vars.emplace(std::string(kv.substr(0, eq)), std::string(kv.substr(eq + 1)));
+  }
+  return env;
+}
+
+std::optional<std::string> Environment::get(const std::string& name) const {
+  auto it = vars.find(name);
+  if (it == vars.end()) return std::nullopt;
+  return it->second;
+}
+
+RestConfig load_config(const ConfigFlags& flags, const Environment& env) {
+  const std::vector<fs::path> files = config_files(flags, env);
+  RestConfig cfg;
+  if (files.empty()) {
+    if (!env.get("KUBERNETES_SERVICE_HOST") || !env.get("KUBERNETES_SERVICE_PORT"))
+      throw Error(ErrorCode::Input,
+                  "no Kubernetes configuration: set KUBECONFIG, pass --kubeconfig, or create "
+                  "~/.kube/config");
+    cfg = load_in_cluster(env);
+  } else {
+    Merged merged;
+    for (const fs::path& f : files) merge_file(f, merged);
+    cfg = resolve(merged, flags);
+  }
+  if (!flags.namespace_name.empty()) cfg.namespace_name = flags.namespace_name;
+  return cfg;
+}
+
+RestConfig load_in_cluster(const Environment& env) {
+  auto host = env.get("KUBERNETES_SERVICE_HOST");
+  auto port = env.get("KUBERNETES_SERVICE_PORT");
+  if (!host || !port || host->empty() || port->empty())
+    throw Error(
+        ErrorCode::Input,
+        "in-cluster configuration needs KUBERNETES_SERVICE_HOST and KUBERNETES_SERVICE_PORT");
+  const fs::path dir = env.service_account_dir;
+  RestConfig cfg;
+  cfg.context = "in-cluster";
+  const bool ipv6 = host->find(':') != std::string::npos;
+  cfg.server = "https://" + (ipv6 ? "[" + *host + "]" : *host) + ":" + *port;
+  cfg.token_file = (dir / "token").string();
+  if (!fs::exists(cfg.token_file))
+    throw Error(ErrorCode::Input, "in-cluster configuration: cannot read " + cfg.token_file);
+  cfg.ca_pem = must_read(dir / "ca.crt", "service-account CA");
+  if (auto ns = read_file(dir / "namespace")) {
+    std::string trimmed = *ns;
+    while (!trimmed.empty() && std::isspace(static_cast<unsigned char>(trimmed.back())))
+      trimmed.pop_back();
+    if (!trimmed.empty()) cfg.namespace_name = trimmed;
+  }
+  return cfg;
+}
+
+std::optional<std::string> decode_base64(std::string_view text) {
+  std::string out;
+  unsigned buffer = 0;
+  int bits = 0;
+  int padding = 0;
+  for (char c : text) {
+    int v;
+    if (c >= 'A' && c <= 'Z')
+      v = c - 'A';
+    else if (c >= 'a' && c <= 'z')
+      v = c - 'a' + 26;
+    else if (c >= '0' && c <= '9')
+      v = c - '0' + 52;
+    else if (c == '+')
+      v = 62;
+    else if (c == '/')
+      v = 63;
+    else if (c == '=') {
+      ++padding;
+      continue;
+    } else if (std::isspace(static_cast<unsigned char>(c)))
+      continue;
+    else
+      return std::nullopt;
+    if (padding) return std::nullopt;  // data after '='
+    buffer = (buffer << 6) | static_cast<unsigned>(v);
+    bits += 6;
+    if (bits >= 8) {
+      bits -= 8;
+      out += static_cast<char>((buffer >> bits) & 0xff);
+    }
+  }
+  if (padding > 2) return std::nullopt;
+  return out;
+}
+
+}  // namespace ejob::kubeapi

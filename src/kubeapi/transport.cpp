@@ -1,0 +1,336 @@
+#include "ejob/kubeapi/transport.hpp"
+
+#include <curl/curl.h>
+
+#include <atomic>
+#include <exception>
+#include <mutex>
+#include <random>
+#include <thread>
+#include <vector>
+
+#include "ejob/util/error.hpp"
+
+namespace ejob::kubeapi {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+/// curl_global_init once per process, before the first handle (C++ makes the static's
+/// construction thread-safe); cleanup at exit.
+struct CurlGlobal {
+  CurlGlobal() { curl_global_init(CURL_GLOBAL_DEFAULT); }
+  ~CurlGlobal() { curl_global_cleanup(); }
+  CurlGlobal(const CurlGlobal&) = delete;
+  CurlGlobal& operator=(const CurlGlobal&) = delete;
+};
+
+void ensure_global() { static CurlGlobal global; }
+
+struct EasyDeleter {
+  void operator()(CURL* h) const { curl_easy_cleanup(h); }
+};
+struct SlistDeleter {
+  void operator()(curl_slist* l) const { curl_slist_free_all(l); }
+};
+using EasyPtr = std::unique_ptr<CURL, EasyDeleter>;
+using SlistPtr = std::unique_ptr<curl_slist, SlistDeleter>;
+
+/// The outcome of one attempt.
+struct Attempt {
+  CURLcode curl = CURLE_OK;
+  std::string curl_error;
+  long status = 0;
+  std::string body;           ///< the whole body, or the error body of a stream
+  long retry_after = -1;      ///< seconds, -1 when absent
+  bool delivered = false;     ///< bytes reached the sink
+  bool stopped = false;       ///< the sink asked to stop
+  std::exception_ptr thrown;  ///< what the sink threw (never let through curl's C frames)
+};
+
+/// State the curl callbacks of one attempt share.
+struct CallbackState {
+  CURL* handle;
+  Attempt* attempt;
+  const Sink* sink;
+};
+
+size_t on_header(char* data, size_t size, size_t n, void* user) {
+  auto* st = static_cast<CallbackState*>(user);
+  std::string_view line(data, size * n);
+  constexpr std::string_view k_name = "retry-after:";
+  if (line.size() > k_name.size()) {
+    std::string lower(line.substr(0, k_name.size()));
+    for (char& c : lower) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    if (lower == k_name) {
+      try {
+        st->attempt->retry_after = std::stol(std::string(line.substr(k_name.size())));
+      } catch (const std::exception&) {
+        st->attempt->retry_after = -1;  // an HTTP date; the backoff applies instead
+      }
+    }
+  }
+  return size * n;
+}
+
+size_t on_body(char* data, size_t size, size_t n, void* user) {
+  auto* st = static_cast<CallbackState*>(user);
+  const size_t len = size * n;
+  long status = 0;
+  curl_easy_getinfo(st->handle, CURLINFO_RESPONSE_CODE, &status);
+  if (st->sink && status >= 200 && status < 300) {
+    st->attempt->delivered = true;
+    bool more = false;
+    try {
+      more = (*st->sink)(std::string_view(data, len));
+    } catch (...) {
+      st->attempt->thrown = std::current_exception();
+    }
+    if (!more) {
+      st->attempt->stopped = true;
+      return 0;  // makes curl stop with CURLE_WRITE_ERROR
+    }
+    return len;
+  }
+  st->attempt->body.append(data, len);
+  return len;
+}
+
+void set_blob(CURL* h, CURLoption opt, const std::string& pem) {
+  curl_blob blob{const_cast<char*>(pem.data()), pem.size(), CURL_BLOB_COPY};
+  curl_easy_setopt(h, opt, &blob);
+}
+
+bool is_tls_failure(CURLcode c) {
+  return c == CURLE_PEER_FAILED_VERIFICATION || c == CURLE_SSL_CACERT_BADFILE ||
+         c == CURLE_SSL_CERTPROBLEM || c == CURLE_SSL_CONNECT_ERROR;
+}
+
+bool nothing_sent(CURLcode c) {
+  return c == CURLE_COULDNT_CONNECT || c == CURLE_COULDNT_RESOLVE_HOST ||
+         c == CURLE_COULDNT_RESOLVE_PROXY || c == CURLE_OPERATION_TIMEDOUT;
+}
+
+bool retryable_status(long s) { return s == 500 || s == 502 || s == 503 || s == 504; }
+
+}  // namespace
+
+std::string_view method_name(Method method) {
+  switch (method) {
+    case Method::Get: return "GET";
+    case Method::Post: return "POST";
+    case Method::Put: return "PUT";
+    case Method::Patch: return "PATCH";
+    case Method::Delete: return "DELETE";
+  }
+  return "GET";
+}
+
+struct Transport::Impl {
+  RestConfig cfg;
+  TransportOptions opts;
+  Credentials creds;
+  std::string base_url;    ///< scheme://host:port as curl connects to it
+  std::string connect_to;  ///< CURLOPT_CONNECT_TO entry for tls-server-name
+  std::mutex pool_mutex;
+  std::vector<EasyPtr> pool;
+  std::mutex rng_mutex;
+  std::mt19937 rng{std::random_device{}()};
+  std::atomic<long> sent{0};
+  SlistPtr connect_list;  ///< built once; read by every attempt
+
+  Impl(RestConfig c, TransportOptions o, Terminal t)
+      : cfg(std::move(c)), opts(std::move(o)), creds(cfg, t), base_url(cfg.server) {
+    if (!cfg.tls_server_name.empty()) route_by_server_name();
+  }
+
+  /// tls-server-name: SNI and certificate check use that name while the connection goes to the
+  /// server's address; curl does this when the URL names the TLS name and CONNECT_TO maps it.
+  void route_by_server_name() {
+    CURLU* u = curl_url();
+    if (curl_url_set(u, CURLUPART_URL, cfg.server.c_str(), 0) == CURLUE_OK) {
+      char* host = nullptr;
+      char* port = nullptr;
+      curl_url_get(u, CURLUPART_HOST, &host, 0);
+      curl_url_get(u, CURLUPART_PORT, &port, CURLU_DEFAULT_PORT);
+      if (host && port) {
+        connect_to = cfg.tls_server_name + ":" + port + ":" + host + ":" + port;
+        connect_list.reset(curl_slist_append(nullptr, connect_to.c_str()));
+        base_url = "https://" + cfg.tls_server_name + ":" + port;
+      }
+      curl_free(host);
+      curl_free(port);
+    }
+    curl_url_cleanup(u);
+  }
+
+  EasyPtr take() {
+    {
+      std::lock_guard lock(pool_mutex);
+      if (!pool.empty()) {
+        EasyPtr h = std::move(pool.back());
+        pool.pop_back();
+        return h;
+      }
+    }
+    ensure_global();
+    EasyPtr h(curl_easy_init());
+    if (!h) throw Error(ErrorCode::Internal, "curl_easy_init failed");
+    return h;
+  }
+
+  void give_back(EasyPtr h) {
+    std::lock_guard lock(pool_mutex);
+    pool.push_back(std::move(h));
+  }
+
+  void configure(CURL* h, const Request& req, const AuthMaterial& auth, bool streaming) {
+    curl_easy_reset(h);  // keeps the connection cache
+    curl_easy_setopt(h, CURLOPT_URL, (base_url + req.target).c_str());
+    curl_easy_setopt(h, CURLOPT_NOSIGNAL, 1L);
+    curl_easy_setopt(h, CURLOPT_HTTP_VERSION, static_cast<long>(CURL_HTTP_VERSION_2TLS));
+    curl_easy_setopt(h, CURLOPT_TCP_KEEPALIVE, 1L);
+    curl_easy_setopt(h, CURLOPT_CONNECTTIMEOUT_MS, static_cast<long>(opts.connect_timeout.count()));
+    if (!streaming)
+      curl_easy_setopt(h, CURLOPT_TIMEOUT_MS, static_cast<long>(opts.request_timeout.count()));
+    if (!cfg.ca_pem.empty()) set_blob(h, CURLOPT_CAINFO_BLOB, cfg.ca_pem);
+    if (cfg.insecure) {
+      curl_easy_setopt(h, CURLOPT_SSL_VERIFYPEER, 0L);
+      curl_easy_setopt(h, CURLOPT_SSL_VERIFYHOST, 0L);
+    }
+    if (!auth.client_cert_pem.empty()) {
+      set_blob(h, CURLOPT_SSLCERT_BLOB, auth.client_cert_pem);
+      curl_easy_setopt(h, CURLOPT_SSLCERTTYPE, "PEM");
+      set_blob(h, CURLOPT_SSLKEY_BLOB, auth.client_key_pem);
+      curl_easy_setopt(h, CURLOPT_SSLKEYTYPE, "PEM");
+    }
+    if (!cfg.proxy_url.empty()) curl_easy_setopt(h, CURLOPT_PROXY, cfg.proxy_url.c_str());
+    if (connect_list) curl_easy_setopt(h, CURLOPT_CONNECT_TO, connect_list.get());
+    const std::string_view m = method_name(req.method);
+    if (req.method != Method::Get && req.method != Method::Post)
+      curl_easy_setopt(h, CURLOPT_CUSTOMREQUEST, std::string(m).c_str());
+    if (req.method != Method::Get) {
+      curl_easy_setopt(h, CURLOPT_POSTFIELDSIZE_LARGE, static_cast<curl_off_t>(req.body.size()));
+      curl_easy_setopt(h, CURLOPT_POSTFIELDS, req.body.c_str());
+    }
+  }
+
+  SlistPtr headers(const Request& req, const AuthMaterial& auth) {
+    curl_slist* list = nullptr;
+    list = curl_slist_append(list, ("Accept: " + req.accept).c_str());
+    if (!req.content_type.empty())
+      list = curl_slist_append(list, ("Content-Type: " + req.content_type).c_str());
+    if (!auth.authorization.empty())
+      list = curl_slist_append(list, ("Authorization: " + auth.authorization).c_str());
+    list = curl_slist_append(list, "User-Agent: ejob/0.1.0");
+    list = curl_slist_append(list, "Expect:");  // no 100-continue round trip
+    return SlistPtr(list);
+  }
+
+  Attempt perform(const Request& req, const Sink* sink) {
+    const AuthMaterial auth = creds.current();
+    EasyPtr h = take();
+    Attempt a;
+    CallbackState st{h.get(), &a, sink};
+    char errbuf[CURL_ERROR_SIZE] = {0};
+    configure(h.get(), req, auth, sink != nullptr);
+    SlistPtr hdrs = headers(req, auth);
+    curl_easy_setopt(h.get(), CURLOPT_HTTPHEADER, hdrs.get());
+    curl_easy_setopt(h.get(), CURLOPT_ERRORBUFFER, errbuf);
+    curl_easy_setopt(h.get(), CURLOPT_HEADERFUNCTION, on_header);
+    curl_easy_setopt(h.get(), CURLOPT_HEADERDATA, &st);
+    curl_easy_setopt(h.get(), CURLOPT_WRITEFUNCTION, on_body);
+    curl_easy_setopt(h.get(), CURLOPT_WRITEDATA, &st);
+    const auto start = Clock::now();
+    ++sent;
+    a.curl = curl_easy_perform(h.get());
+    curl_easy_getinfo(h.get(), CURLINFO_RESPONSE_CODE, &a.status);
+    if (a.curl == CURLE_WRITE_ERROR && a.stopped) a.curl = CURLE_OK;
+    if (a.curl != CURLE_OK) a.curl_error = errbuf[0] ? errbuf : curl_easy_strerror(a.curl);
+    curl_easy_setopt(h.get(), CURLOPT_ERRORBUFFER, nullptr);
+    debug_line(req, a, start);
+    give_back(std::move(h));
+    if (a.thrown) std::rethrow_exception(a.thrown);
+    return a;
+  }
+
+  void debug_line(const Request& req, const Attempt& a, Clock::time_point start) {
+    if (!opts.debug) return;
+    const auto ms =
+        std::chrono::duration_cast<std::chrono::milliseconds>(Clock::now() - start).count();
+    std::string line = std::string(method_name(req.method)) + " " + cfg.server + req.target + " ";
+    line += a.curl == CURLE_OK ? std::to_string(a.status) : "failed (" + a.curl_error + ")";
+    opts.debug(line + " in " + std::to_string(ms) + " ms");
+  }
+
+  std::chrono::milliseconds backoff(int attempt, long retry_after) {
+    std::lock_guard lock(rng_mutex);
+    const double base =
+        static_cast<double>(opts.backoff_base.count()) * (1 << std::min(attempt - 1, 10));
+    const double capped = std::min(base, static_cast<double>(opts.backoff_cap.count()));
+    std::uniform_real_distribution<double> jitter(0.5, 1.5);
+    auto wait = std::chrono::milliseconds(static_cast<long>(capped * jitter(rng)));
+    if (retry_after >= 0) {
+      auto server = std::chrono::duration_cast<std::chrono::milliseconds>(
+          std::chrono::seconds(std::min<long>(retry_after, opts.retry_after_cap.count())));
+      wait = std::max(wait, server);
+    }
+    return wait;
+  }
+
+  [[noreturn]] void throw_transport(const Request& req, const Attempt& a) {
+    const std::string where = std::string(method_name(req.method)) + " " + cfg.server + req.target;
+    if (is_tls_failure(a.curl))
+      throw Error(ErrorCode::Transport, "TLS handshake with " + cfg.server +
+                                            " failed: " + a.curl_error +
+                                            " (check certificate-authority in the kubeconfig)");
+    throw Error(ErrorCode::Transport, where + ": " + a.curl_error);
+  }
+
+  Attempt run(const Request& req, const Sink* sink) {
+    bool refreshed = false;
+    for (int attempt = 1;; ++attempt) {
+      Attempt a = perform(req, sink);
+      const bool last = attempt >= opts.max_attempts || a.delivered;
+      if (a.curl != CURLE_OK) {
+        const bool may_retry =
+            !is_tls_failure(a.curl) && (req.retry == Retry::Idempotent || nothing_sent(a.curl));
+        if (!may_retry || last) throw_transport(req, a);
+      } else if (a.status == 401 && !refreshed && creds.refresh()) {
+        refreshed = true;
+        --attempt;  // a credential refresh is not a failed attempt
+        continue;
+      } else if (a.status == 429 ||
+                 (req.retry == Retry::Idempotent && retryable_status(a.status))) {
+        if (last) return a;
+      } else {
+        return a;
+      }
+      std::this_thread::sleep_for(backoff(attempt, a.retry_after));
+    }
+  }
+};
+
+Transport::Transport(RestConfig cfg, TransportOptions options, Terminal terminal)
+    : m_impl(std::make_unique<Impl>(std::move(cfg), std::move(options), terminal)) {}
+
+Transport::~Transport() = default;
+
+Response Transport::send(const Request& request) {
+  Attempt a = m_impl->run(request, nullptr);
+  return Response{a.status, std::move(a.body)};
+}
+
+long Transport::stream(const Request& request, const Sink& sink, std::string& error_body) {
+  Attempt a = m_impl->run(request, &sink);
+  error_body = std::move(a.body);
+  return a.status;
+}
+
+const RestConfig& Transport::config() const { return m_impl->cfg; }
+
+long Transport::requests_sent() const { return m_impl->sent.load(); }
+
+Credentials& Transport::credentials() { return m_impl->creds; }
+
+}  // namespace ejob::kubeapi

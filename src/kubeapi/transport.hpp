@@ -1,0 +1,94 @@
+#pragma once
+/// HTTP to one API server over libcurl: TLS from the RestConfig (certificates and keys handed
+/// to curl as memory blobs, never files), connection reuse (a pool of easy handles, each keeping
+/// its connection alive), HTTP/2 where the server offers it (ALPN), connect and request
+/// timeouts, and retries with jittered exponential backoff:
+/// - 429 is retried for every request (the server did not process it), honouring Retry-After;
+/// - 500/502/503/504 and connection failures are retried only for Retry::Idempotent requests;
+///   a request that may have been processed (POST) is never sent twice by this layer;
+/// - curl itself sends a request once more when a kept-alive connection turns out closed before
+///   any byte of the answer arrived; callers of POST therefore treat AlreadyExists as "maybe
+///   ours" (submit checks ownership);
+/// - a 401 is retried once after Credentials::refresh() (exec plugin re-run, token re-read).
+/// No curl type appears in this header. Nothing logged here contains a header or a body.
+
+#include <chrono>
+#include <functional>
+#include <memory>
+#include <string>
+#include <string_view>
+
+#include "ejob/kubeapi/credentials.hpp"
+#include "ejob/kubeapi/kubeconfig.hpp"
+
+namespace ejob::kubeapi {
+
+enum class Method { Get, Post, Put, Patch, Delete };
+
+/// Which failures may be retried.
+enum class Retry {
+  Idempotent,   ///< 429, 5xx and connection errors
+  Unprocessed,  ///< only what the server certainly did not process: 429, failed connects
+};
+
+struct Request {
+  Method method = Method::Get;
+  std::string target;  ///< path and query, starting with '/'
+  std::string body;
+  std::string content_type;
+  std::string accept = "application/json";
+  Retry retry = Retry::Idempotent;
+};
+
+struct Response {
+  long status = 0;
+  std::string body;
+};
+
+struct TransportOptions {
+  std::chrono::milliseconds connect_timeout{10'000};
+  std::chrono::milliseconds request_timeout{60'000};  ///< not applied to streams
+  int max_attempts = 6;
+  std::chrono::milliseconds backoff_base{100};
+  std::chrono::milliseconds backoff_cap{3'000};
+  std::chrono::seconds retry_after_cap{10};
+  /// Receives one line per attempt (method, URL, status, time) for --debug; may be empty.
+  std::function<void(const std::string&)> debug;
+};
+
+/// Receives streamed body bytes; returns false to stop the stream.
+using Sink = std::function<bool(std::string_view)>;
+
+class Transport {
+ public:
+  Transport(RestConfig cfg, TransportOptions options, Terminal terminal = Terminal::No);
+  ~Transport();
+  Transport(const Transport&) = delete;
+  Transport& operator=(const Transport&) = delete;
+
+  /// Sends a request and returns the final response, whatever its status. Throws
+  /// ejob::Error(Transport) when the server cannot be reached (after retries, where allowed),
+  /// or Auth when credentials cannot be obtained.
+  Response send(const Request& request);
+
+  /// Sends a request whose 2xx body is streamed to `sink` without a request timeout. Retries
+  /// as send() does until the first byte reached the sink. Returns the status; a non-2xx body
+  /// is returned in `error_body` instead. Throws like send(), and ejob::Error(Transport) when
+  /// the stream breaks before the server ended it.
+  long stream(const Request& request, const Sink& sink, std::string& error_body);
+
+  [[nodiscard]] const RestConfig& config() const;
+  /// Requests sent so far (attempts, retries included).
+  [[nodiscard]] long requests_sent() const;
+  /// The credentials (tests look at the exec plugin's run count).
+  [[nodiscard]] Credentials& credentials();
+
+ private:
+  struct Impl;
+  std::unique_ptr<Impl> m_impl;
+};
+
+/// The method's name on the wire.
+std::string_view method_name(Method method);
+
+}  // namespace ejob::kubeapi
