@@ -65,15 +65,22 @@ std::string join_path(const std::string& prefix, const std::string& key) {
   return prefix.empty() ? key : prefix + "." + key;
 }
 
+/// How close `name` is to the mistyped `key`: edit distance, halved steps so that among equal
+/// distances a name that extends or shortens the key wins (`gpu` → `gpus`, not `cpu`).
+std::size_t closeness(std::string_view key, std::string_view name) {
+  bool prefix = name.starts_with(key) || key.starts_with(name);
+  return distance(key, name) * 2 - (prefix ? 1 : 0);
+}
+
 [[noreturn]] void unknown_key(const nlohmann::json& props, const std::string& prefix,
                               const std::string& key, std::string_view origin) {
   std::string best;
-  std::size_t best_distance = std::max<std::size_t>(2, key.size() / 3) + 1;
+  std::size_t best_score = (std::max<std::size_t>(2, key.size() / 3) + 1) * 2;
   std::string allowed;
   for (const auto& [name, sub] : props.items()) {
     allowed += (allowed.empty() ? "" : ", ") + name;
-    std::size_t d = distance(key, name);
-    if (d < best_distance) best_distance = d, best = name;
+    std::size_t score = closeness(key, name);
+    if (score < best_score) best_score = score, best = name;
   }
   std::string hint =
       best.empty() ? "allowed: " + allowed : "did you mean " + join_path(prefix, best) + "?";
