@@ -1,5 +1,6 @@
 #include "ejob/agent/lease_renewer.hpp"
 
+#include "ejob/agent/agent_signals.hpp"
 #include "ejob/agent/log.hpp"
 #include "ejob/util/error.hpp"
 
@@ -7,7 +8,10 @@ namespace ejob::agent {
 
 LeaseRenewer::LeaseRenewer(const EtcdClientOptions& options, std::string key, int ttl_s)
     : m_client(options), m_key(std::move(key)), m_ttl_s(ttl_s) {
-  m_thread = std::thread([this] { run(); });
+  m_thread = std::thread([this] {
+    block_signals_in_this_thread();
+    run();
+  });
 }
 
 LeaseRenewer::~LeaseRenewer() { stop(); }

@@ -3,6 +3,7 @@
 #include <sys/eventfd.h>
 #include <unistd.h>
 
+#include "ejob/agent/agent_signals.hpp"
 #include "ejob/agent/log.hpp"
 #include "ejob/agent/rdzv_state.hpp"
 #include "ejob/util/error.hpp"
@@ -14,7 +15,10 @@ RoundWatcher::RoundWatcher(const EtcdClientOptions& options, std::string state_k
     : m_client(options), m_key(std::move(state_key)), m_version(std::move(version)) {
   m_fd = ::eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
   if (m_fd < 0) throw Error(ErrorCode::Internal, "eventfd failed");
-  m_thread = std::thread([this] { run(); });
+  m_thread = std::thread([this] {
+    block_signals_in_this_thread();
+    run();
+  });
 }
 
 RoundWatcher::~RoundWatcher() {

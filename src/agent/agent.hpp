@@ -1,0 +1,38 @@
+#pragma once
+/// The agent's control loop (torch's SimpleElasticAgent/LocalElasticAgent, §1.8): rendezvous,
+/// start the workers, and react the moment something happens — success (exit barrier, close),
+/// a failed worker (stop the others, re-rendezvous, restart while restarts remain; else report
+/// and close), a membership change (restart without spending a restart) or a forwarded signal
+/// (stop the workers with it, exit 128+signal, leave the rendezvous open).
+
+#include "ejob/agent/agent_signals.hpp"
+#include "ejob/agent/launch_config.hpp"
+#include "ejob/agent/log_dir.hpp"
+#include "ejob/agent/round_source.hpp"
+#include "ejob/agent/worker_group.hpp"
+
+namespace ejob::agent {
+
+/// One agent run.
+class Agent {
+ public:
+  Agent(LaunchConfig config, Environment env, RoundSource& source, AgentSignals& signals);
+  /// Runs to the end and returns the exit status (0, 1, or 128+signal). Rendezvous errors
+  /// propagate as ejob::Error.
+  int run();
+
+ private:
+  std::vector<WorkerLaunch> launches(const Round& round, const std::string& attempt_dir) const;
+  int fail(const Round& round, const GroupResult& result, const std::string& attempt_dir);
+
+  LaunchConfig m_config;
+  Environment m_env;
+  RoundSource& m_source;
+  AgentSignals& m_signals;
+  int m_restarts = 0;
+};
+
+/// How long stopped workers get between the signal and SIGKILL (torchrun: 30 s).
+inline constexpr std::chrono::seconds k_stop_grace{30};
+
+}  // namespace ejob::agent

@@ -1,0 +1,74 @@
+#include "ejob/agent/agent_main.hpp"
+
+#include <curl/curl.h>
+
+#include <cstdio>
+#include <memory>
+
+#include "ejob/agent/agent.hpp"
+#include "ejob/agent/etcd_round_source.hpp"
+#include "ejob/agent/log.hpp"
+#include "ejob/agent/static_round_source.hpp"
+#include "ejob/util/error.hpp"
+
+namespace ejob::agent {
+namespace {
+
+/// curl_global_init/cleanup for the process lifetime.
+struct CurlGlobal {
+  CurlGlobal() { curl_global_init(CURL_GLOBAL_DEFAULT); }
+  ~CurlGlobal() { curl_global_cleanup(); }
+};
+
+std::unique_ptr<RoundSource> make_source(const LaunchConfig& c) {
+  if (c.backend == Backend::Static) return std::make_unique<StaticRoundSource>(c);
+  EtcdClientOptions o;
+  o.host = c.endpoint.host;
+  o.port = c.endpoint.port;
+  o.protocol = c.etcd.protocol;
+  o.cacert = c.etcd.cacert;
+  o.cert = c.etcd.cert;
+  o.key = c.etcd.key;
+  auto rdzv = std::make_unique<EtcdRendezvous>(o, c.etcd, c.run_id, c.min_nodes, c.max_nodes);
+  return std::make_unique<EtcdRoundSource>(std::move(rdzv), c.role, c.nproc_per_node);
+}
+
+void warn_omp(const LaunchConfig& c, const Environment& env) {
+  if (c.nproc_per_node <= 1 || env.count("OMP_NUM_THREADS")) return;
+  log_warning(
+      "\n*****************************************\nSetting OMP_NUM_THREADS environment variable "
+      "for each process to be 1 in default, to avoid your system being overloaded, please "
+      "further tune the variable for optimal performance in your application as needed. \n"
+      "*****************************************");
+}
+
+}  // namespace
+
+int agent_main(int argc, char** argv) {
+  CurlGlobal curl;
+  AgentSignals signals;  // before any thread, so that every thread inherits the mask
+  std::unique_ptr<RoundSource> source;
+  try {
+    Environment env = current_environment();
+    LaunchOptions options =
+        parse_launch_options(std::vector<std::string>(argv + 1, argv + argc), env);
+    if (options.help) {
+      std::fputs(launch_usage().c_str(), stdout);
+      return 0;
+    }
+    LaunchConfig config = make_launch_config(options, env, detect_host(env));
+    warn_omp(config, env);
+    signals.exit_on_signal();
+    source = make_source(config);
+    Agent agent(config, env, *source, signals);
+    return agent.run();
+  } catch (const Error& e) {
+    // As torchrun's `finally: rdzv_handler.shutdown()`: a failed agent closes the run.
+    if (source && e.code() != ErrorCode::Usage) source->shutdown();
+    std::fprintf(stderr, "ejob-agent: error: %s\n", e.message().c_str());
+    if (e.code() == ErrorCode::Usage) std::fputs("usage: see ejob-agent --help\n", stderr);
+    return e.code() == ErrorCode::Usage ? 2 : 1;
+  }
+}
+
+}  // namespace ejob::agent

@@ -1,0 +1,75 @@
+#include "ejob/agent/etcd_round_source.hpp"
+
+#include "ejob/agent/etcd_store.hpp"
+#include "ejob/agent/host_identity.hpp"
+#include "ejob/agent/log.hpp"
+#include "ejob/util/error.hpp"
+
+namespace ejob::agent {
+namespace {
+constexpr std::chrono::seconds k_store_timeout{300};
+}
+
+EtcdRoundSource::EtcdRoundSource(std::unique_ptr<EtcdRendezvous> rendezvous, std::string role,
+                                 int local_world_size)
+    : m_rdzv(std::move(rendezvous)),
+      m_role(std::move(role)),
+      m_local_world_size(local_world_size) {}
+
+Round EtcdRoundSource::next_round() {
+  RendezvousResult r = m_rdzv->next_rendezvous();
+  EtcdStore store(m_rdzv->client(), m_rdzv->setup_store(r.version), k_store_timeout);
+  std::vector<std::string> raw =
+      synchronize(store, to_json(RoleInfo{m_role, r.rank, m_local_world_size}), r.rank,
+                  r.world_size, "torchelastic/role_info");
+  std::vector<RoleInfo> infos;
+  for (const auto& s : raw) infos.push_back(parse_role_info(s));
+  Round round;
+  round.version = r.version;
+  round.group_rank = r.rank;
+  round.group_world_size = r.world_size;
+  round.ranks = assign_ranks(infos, r.rank);
+  if (r.rank == 0) {
+    store.set("MASTER_ADDR", fq_hostname());
+    store.set("MASTER_PORT", std::to_string(free_local_port()));
+  }
+  std::vector<std::string> master = store.get({"MASTER_ADDR", "MASTER_PORT"});
+  round.master_addr = master[0];
+  try {
+    round.master_port = std::stoi(master[1]);
+  } catch (const std::exception&) {
+    throw Error(ErrorCode::Input,
+                "MASTER_PORT in the rendezvous store is not a number: " + master[1]);
+  }
+  log_info("round " + r.version + ": group_rank=" + std::to_string(r.rank) + " group_world_size=" +
+           std::to_string(r.world_size) + " world_size=" + std::to_string(round.ranks.world_size) +
+           " master=" + round.master_addr + ":" + std::to_string(round.master_port));
+  return round;
+}
+
+std::unique_ptr<RoundWatcher> EtcdRoundSource::watch(const Round& round) {
+  return std::make_unique<RoundWatcher>(m_rdzv->client_options(),
+                                        m_rdzv->path("/rdzv/active_version"), round.version);
+}
+
+void EtcdRoundSource::exit_barrier(const Round& round) {
+  try {
+    EtcdStore store(m_rdzv->client(), m_rdzv->path("/rdzv/v_" + round.version + "/kv"),
+                    k_store_timeout);
+    synchronize(store, std::to_string(round.group_rank), round.group_rank, round.group_world_size,
+                "torchelastic/agent/terminal_state");
+  } catch (const Error& e) {
+    log_warning("exit barrier failed (ignored, as torchrun does): " + e.message());
+  }
+}
+
+void EtcdRoundSource::shutdown() {
+  try {
+    m_rdzv->stop_keep_alive();
+    m_rdzv->set_closed();
+  } catch (const Error& e) {
+    log_warning("closing the rendezvous failed: " + e.message());
+  }
+}
+
+}  // namespace ejob::agent

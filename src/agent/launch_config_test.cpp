@@ -1,0 +1,147 @@
+#include "ejob/agent/launch_config.hpp"
+
+#include <catch2/catch.hpp>
+#include <filesystem>
+#include <fstream>
+
+#include "ejob/agent/worker_env.hpp"
+#include "ejob/util/error.hpp"
+
+using namespace ejob::agent;
+
+namespace {
+
+LaunchConfig config(std::vector<std::string> args, Environment env = {}, HostInfo host = {4, 0}) {
+  return make_launch_config(parse_launch_options(args, env), env, host);
+}
+
+std::string config_error(std::vector<std::string> args, HostInfo host = {4, 0}) {
+  try {
+    config(args, {}, host);
+  } catch (const ejob::Error& e) {
+    CHECK(e.code() == ejob::ErrorCode::Usage);
+    return e.message();
+  }
+  return "(no error)";
+}
+
+}  // namespace
+
+TEST_CASE("launch config: the controller's etcd command line") {
+  LaunchConfig c = config({"--rdzv_backend=etcd", "--rdzv_endpoint=job-etcd-service:2379",
+                           "--rdzv_id=job", "--nnodes=1:2", "--nproc_per_node=2",
+                           "--rdzv_conf=last_call_timeout=3", "main.py", "--lr=${local_rank}"});
+  CHECK(c.backend == Backend::Etcd);
+  CHECK(c.min_nodes == 1);
+  CHECK(c.max_nodes == 2);
+  CHECK(c.nproc_per_node == 2);
+  CHECK(c.endpoint.host == "job-etcd-service");
+  CHECK(c.endpoint.port == 2379);
+  CHECK(c.etcd.last_call_timeout_s == 3);
+  CHECK(c.etcd.timeout_s == 900);
+  CHECK(c.run_id == "job");
+  CHECK(c.command == std::vector<std::string>{"python3", "-u", "main.py", "--lr=${local_rank}"});
+  CHECK(worker_argv(c, 1) == std::vector<std::string>{"python3", "-u", "main.py", "--lr=1"});
+}
+
+TEST_CASE("launch config: worker command: PYTHON_EXEC, -m, --no_python, substitution") {
+  CHECK(config({"-m", "pkg.train"}, {{"PYTHON_EXEC", "/opt/py"}}).command ==
+        std::vector<std::string>{"/opt/py", "-u", "-m", "pkg.train"});
+  LaunchConfig c = config({"--no_python", "./run.sh", "$local_rank", "$local_ranks", "$$x", "$y"});
+  CHECK(worker_argv(c, 3) == std::vector<std::string>{"./run.sh", "3", "$local_ranks", "$x", "$y"});
+  CHECK(config_error({"--no_python", "-m", "x"}) ==
+        "Don't use both the '--no_python' flag and the '--module' flag at the same time.");
+}
+
+TEST_CASE("launch config: nproc_per_node cpu, gpu, auto") {
+  CHECK(config({"--nproc_per_node=cpu", "t.py"}, {}, {6, 2}).nproc_per_node == 6);
+  CHECK(config({"--nproc_per_node=gpu", "t.py"}, {}, {6, 2}).nproc_per_node == 2);
+  CHECK(config({"--nproc_per_node=auto", "t.py"}, {}, {6, 2}).nproc_per_node == 2);
+  CHECK(config({"--nproc_per_node=auto", "t.py"}, {}, {6, 0}).nproc_per_node == 6);
+  CHECK(config_error({"--nproc_per_node=gpu", "t.py"}) ==
+        "--nproc_per_node=gpu: Cuda is not available (no GPU in /proc/driver/nvidia/gpus or "
+        "CUDA_VISIBLE_DEVICES)");
+  CHECK(config_error({"--nproc_per_node=tpu", "t.py"}) == "Unsupported nproc_per_node value: tpu");
+}
+
+TEST_CASE("launch config: GPUs counted from procfs and CUDA_VISIBLE_DEVICES") {
+  auto dir = std::filesystem::temp_directory_path() / "ejob-gpus-test";
+  std::filesystem::remove_all(dir);
+  for (const char* bus : {"0000:01:00.0", "0000:02:00.0", "0000:03:00.0"})
+    std::filesystem::create_directories(dir / bus);
+  CHECK(detect_host({}, dir.string()).gpu_count == 3);
+  CHECK(detect_host({{"CUDA_VISIBLE_DEVICES", "1,2"}}, dir.string()).gpu_count == 2);
+  CHECK(detect_host({{"CUDA_VISIBLE_DEVICES", "0,-1,2"}}, dir.string()).gpu_count == 1);
+  CHECK(detect_host({{"CUDA_VISIBLE_DEVICES", ""}}, dir.string()).gpu_count == 0);
+  CHECK(detect_host({{"CUDA_VISIBLE_DEVICES", "0"}}, (dir / "none").string()).gpu_count == 0);
+  std::filesystem::remove_all(dir);
+}
+
+TEST_CASE("launch config: backends, standalone and static") {
+  CHECK(config_error({"--rdzv_backend=c10d", "t.py"}) ==
+        "--rdzv_backend=c10d is not supported by ejob-agent; use etcd (the ElasticJob "
+        "controller's choice) or static");
+  CHECK(config_error({"--rdzv_backend=etcd-v2", "t.py"}) ==
+        "--rdzv_backend=etcd-v2 is not supported by ejob-agent; use etcd (the ElasticJob "
+        "controller's choice) or static");
+  CHECK(config_error({"--rdzv_backend=zk", "t.py"}) ==
+        "--rdzv_backend=zk: unknown rendezvous backend (supported: etcd, static)");
+  LaunchConfig s = config({"--standalone", "--rdzv_backend=c10d", "t.py"});
+  CHECK(s.backend == Backend::Static);
+  CHECK(s.standalone);
+  CHECK(s.run_id.size() == 36);
+  CHECK(config_error({"--standalone", "--nnodes=2", "t.py"}) ==
+        "--standalone runs a single node, but --nnodes=2 needs at least 2");
+  LaunchConfig st = config({"--nnodes=2", "--node_rank=1", "--master_addr=10.0.0.1", "t.py"});
+  CHECK(st.node_rank == 1);
+  CHECK(st.master_addr == "10.0.0.1");
+  CHECK(st.master_port == 29500);
+  CHECK(config_error({"--nnodes=1:2", "t.py"}) ==
+        "--rdzv_backend=static needs a fixed --nnodes, not 1:2");
+  CHECK(config_error({"--nnodes=2", "--node_rank=2", "t.py"}) == "--node_rank=2 is not in [0, 2)");
+}
+
+TEST_CASE("launch config: nnodes and redirects validation") {
+  CHECK(config_error({"--nnodes=3:2", "t.py"}) == "--nnodes=3:2: expected 0 < MIN <= MAX");
+  CHECK(config_error({"--nnodes=1:2:3", "t.py"}) ==
+        "--nnodes=1:2:3 is not in \"N\" or \"MIN:MAX\" format");
+  CHECK(parse_std_streams("3", 2) == std::vector<StdStreams>{StdStreams::All, StdStreams::All});
+  CHECK(parse_std_streams("1:2", 3) ==
+        std::vector<StdStreams>{StdStreams::None, StdStreams::Err, StdStreams::None});
+  CHECK(parse_std_streams("0:1,1:3", 2) ==
+        std::vector<StdStreams>{StdStreams::Out, StdStreams::All});
+  CHECK(config_error({"-r", "4", "t.py"}) ==
+        "4 does not match: <^[0123]$> or <^(\\d:[0123],)*(\\d:[0123])$>");
+  CHECK(config_error({"-t", "0:1,", "t.py"}) ==
+        "0:1, does not match: <^[0123]$> or <^(\\d:[0123],)*(\\d:[0123])$>");
+}
+
+TEST_CASE("worker env: the table of §1.9") {
+  LaunchConfig c = config({"--rdzv_backend=etcd", "--rdzv_id=r1", "--nproc_per_node=2",
+                           "--max_restarts=3", "--role=trainer", "t.py"});
+  WorkerIdentity id{1, 3, 3, 1, 2, 4, 4, "host0", 29501, 2, "/logs/attempt_2/1/error.json"};
+  Environment env = worker_environment({{"PATH", "/bin"}, {"RANK", "99"}}, c, id);
+  CHECK(env == Environment{{"PATH", "/bin"},
+                           {"LOCAL_RANK", "1"},
+                           {"RANK", "3"},
+                           {"GROUP_RANK", "1"},
+                           {"ROLE_RANK", "3"},
+                           {"ROLE_NAME", "trainer"},
+                           {"LOCAL_WORLD_SIZE", "2"},
+                           {"WORLD_SIZE", "4"},
+                           {"GROUP_WORLD_SIZE", "2"},
+                           {"ROLE_WORLD_SIZE", "4"},
+                           {"MASTER_ADDR", "host0"},
+                           {"MASTER_PORT", "29501"},
+                           {"TORCHELASTIC_RESTART_COUNT", "2"},
+                           {"TORCHELASTIC_MAX_RESTARTS", "3"},
+                           {"TORCHELASTIC_RUN_ID", "r1"},
+                           {"TORCHELASTIC_USE_AGENT_STORE", "False"},
+                           {"NCCL_ASYNC_ERROR_HANDLING", "1"},
+                           {"OMP_NUM_THREADS", "1"},
+                           {"TORCHELASTIC_ERROR_FILE", "/logs/attempt_2/1/error.json"}});
+  Environment kept =
+      worker_environment({{"OMP_NUM_THREADS", "8"}, {"NCCL_ASYNC_ERROR_HANDLING", "0"}}, c, id);
+  CHECK(kept["OMP_NUM_THREADS"] == "8");
+  CHECK(kept["NCCL_ASYNC_ERROR_HANDLING"] == "0");
+}

@@ -1,0 +1,31 @@
+#pragma once
+/// The environment of each worker process (§1.9 of the protocol notes): the agent's own
+/// environment overridden by the rank variables, MASTER_*, TORCHELASTIC_* and defaults.
+
+#include <string>
+
+#include "ejob/agent/launch_config.hpp"
+
+namespace ejob::agent {
+
+/// Who one worker is in the current round.
+struct WorkerIdentity {
+  int local_rank = 0;
+  int global_rank = 0;
+  int role_rank = 0;
+  int group_rank = 0;
+  int group_world_size = 0;
+  int world_size = 0;
+  int role_world_size = 0;
+  std::string master_addr;
+  int master_port = 0;
+  int restart_count = 0;
+  std::string error_file;
+};
+
+/// The full environment of one worker. OMP_NUM_THREADS=1 is added when the agent has none
+/// and runs more than one worker; NCCL_ASYNC_ERROR_HANDLING defaults to 1.
+Environment worker_environment(const Environment& agent_env, const LaunchConfig& config,
+                               const WorkerIdentity& id);
+
+}  // namespace ejob::agent
