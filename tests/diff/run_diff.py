@@ -154,6 +154,13 @@ def compare(ejob, reference, files, expect_error=None):
     return True, ""
 
 
+def reference_fails(reference, files):
+    """Whether the reference renderer rejects the case."""
+    with tempfile.TemporaryDirectory(prefix="ejob-diff-") as tmp:
+        materialize(files, Path(tmp))
+        return run_prog(reference, case_argv(files), Path(tmp))[0] != 0
+
+
 def run_case(ejob, reference, path):
     comment, files = parse_txtar(Path(path).read_text(encoding="utf-8"))
     expect_error = any(line.strip() == "expect: error" for line in comment.splitlines())
