@@ -122,12 +122,7 @@ std::string no_template(std::string_view name) {
 /// error text.
 std::string execute_named(const TemplateSet& set, std::string_view name, const Value& data) {
   const Tree* t = set.find(name);
-  if (t == nullptr) {
-    if (name == k_root_name) {
-      throw FuncError{"template: gotpl: \"gotpl\" is an incomplete or empty template"};
-    }
-    throw FuncError{no_template(name)};
-  }
+  if (t == nullptr) throw FuncError{no_template(name)};
   std::string out;
   try {
     Executor(set, *t, out).run(data);
@@ -182,9 +177,7 @@ Value tpl(EngineState& impl, const FuncArgs& a) {
 Value required(const FuncArgs& a) {
   const Value& v = a[1];
   if (v.is_nil() || (v.is_string() && v.as_string().empty())) {
-    // Helm builds the error with fmt.Errorf(warnWrap(warn)): the message is a format string.
-    std::string wrapped = std::string(k_warn_start) + a[0].as_string() + std::string(k_warn_end);
-    throw FuncError{sprintf(wrapped, {})};
+    throw FuncError{std::string(k_warn_start) + a[0].as_string() + std::string(k_warn_end)};
   }
   return v;
 }

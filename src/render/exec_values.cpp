@@ -36,12 +36,12 @@ bool table_lookup(const Value& v, const std::string& simple, Value& out) {
   return false;
 }
 
-/// Values.Table: walks dotted names; error `"x" is not a table`.
+/// Values.Table: walks dotted names; error `no table named "x"`.
 Value table(const Value& v, std::string_view name) {
   Value t = Value::map(v.map_ptr(), GoType::Values);
   for (const std::string& part : split_path(name)) {
     Value next;
-    if (!table_lookup(t, part, next)) throw FuncError{go_quote(part) + " is not a table"};
+    if (!table_lookup(t, part, next)) throw FuncError{"no table named " + go_quote(part)};
     t = next;
   }
   return t;
