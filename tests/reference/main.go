@@ -82,6 +82,13 @@ func parseArgs(args []string) (*options, error) {
 }
 
 func run(args []string, stdout io.Writer) error {
+	if len(args) > 0 && args[0] == "bench" {
+		out, err := benchCommand(args[1:])
+		if err == nil {
+			_, err = io.WriteString(stdout, out)
+		}
+		return err
+	}
 	o, err := parseArgs(args)
 	if err != nil {
 		return err

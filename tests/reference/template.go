@@ -43,6 +43,18 @@ func templateCommand(o *options) (out string, err error) {
 	if err != nil {
 		return "", err
 	}
+	return renderLoaded(o, chart)
+}
+
+// renderLoaded runs everything after chart loading. It works on a copy of the chart's
+// dependency list, so that a loaded chart can be rendered many times.
+func renderLoaded(o *options, loaded *Chart) (out string, err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			err = fmt.Errorf("rendering template failed: %v", r)
+		}
+	}()
+	chart := copyChartTree(loaded, nil)
 	if chart.Meta.Type == "library" {
 		return "", fmt.Errorf("library charts are not installable")
 	}
@@ -95,4 +107,16 @@ func templateCommand(o *options) (out string, err error) {
 		return "", err
 	}
 	return writeOutput(o, manifests, hooks)
+}
+
+// copyChartTree copies the chart nodes (not the file contents) so that dependency processing
+// can prune and rename subcharts without touching the loaded chart.
+func copyChartTree(c *Chart, parent *Chart) *Chart {
+	cp := *c
+	cp.Parent = parent
+	cp.Subcharts = nil
+	for _, s := range c.Subcharts {
+		cp.Subcharts = append(cp.Subcharts, copyChartTree(s, &cp))
+	}
+	return &cp
 }
