@@ -23,7 +23,7 @@ Both programs run in a fresh directory as
 The free text may hold a line `expect: error`: the reference must then fail, otherwise it must
 succeed (this keeps a case from silently testing something other than what it says).
 
-A case passes when stdout is byte-identical, both exit statuses are zero or both non-zero,
+A case passes when stdout is byte-identical (and, with --output-dir, the written trees too), both exit statuses are zero or both non-zero,
 and, on failure, ejob's stderr contains the message the reference printed after `Error: `.
 
 Usage:
@@ -115,6 +115,31 @@ def reference_message(stderr):
     return text[at + len("Error: "):].rstrip("\n")
 
 
+def written_files(root, argv):
+    """The files under --output-dir (relative path -> bytes), or {} without the flag."""
+    if "--output-dir" not in argv:
+        return {}
+    out = root / argv[argv.index("--output-dir") + 1]
+    if not out.is_dir():
+        return {}
+    return {str(p.relative_to(out)): p.read_bytes() for p in sorted(out.rglob("*")) if p.is_file()}
+
+
+def tree_diff(ref, ejob):
+    lines = []
+    for name in sorted(set(ref) | set(ejob)):
+        if name not in ejob:
+            lines.append(f"  missing in ejob: {name}")
+        elif name not in ref:
+            lines.append(f"  extra in ejob: {name}")
+        elif ref[name] != ejob[name]:
+            diff = difflib.unified_diff(ref[name].decode("utf-8", "replace").splitlines(True),
+                                        ejob[name].decode("utf-8", "replace").splitlines(True),
+                                        "reference/" + name, "ejob/" + name, n=2)
+            lines.append("".join(diff))
+    return "\n".join(lines)
+
+
 def compare(ejob, reference, files, expect_error=None):
     """Runs both programs; returns (ok, report)."""
     argv = case_argv(files)
@@ -127,7 +152,10 @@ def compare(ejob, reference, files, expect_error=None):
             root2 = Path(tmp2)
             materialize(files, root2)
             erc, eout, eerr = run_prog(ejob, argv, root2)
+            written = [written_files(root, argv), written_files(root2, argv)]
     problems = []
+    if written[0] != written[1]:
+        problems.append("--output-dir trees differ:\n" + tree_diff(*written))
     if expect_error is not None and expect_error != (rrc != 0):
         problems.append("the reference " + ("succeeded" if rrc == 0 else "failed") +
                         ", the case expects the opposite (fix the case)")
