@@ -175,7 +175,7 @@ func coalesceChart(c *Chart, dest map[string]interface{}, prefix string) error {
 		}
 		sv, ok := dest[name].(map[string]interface{})
 		if !ok {
-			return fmt.Errorf("type mismatch on %s: %T", name, dest[name])
+			return fmt.Errorf("type mismatch on %s: %t", name, dest[name])
 		}
 		coalesceGlobals(sv, dest)
 		if err := coalesceChart(sub, sv, prefix+name+"."); err != nil {
