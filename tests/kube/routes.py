@@ -180,7 +180,7 @@ def forbid(h, verb, res, name, ns, sub):
     if h.user == "admin" or (h.user == "viewer" and verb in READ_VERBS):
         return
     what = res.plural + (f"/{sub}" if sub else "")
-    obj = f'{what} "{name}"' if name else what
+    obj = f'{res.qualified()} "{name}"' if name else res.qualified()
     where = f' in the namespace "{ns}"' if ns else ""
     scope = "" if ns else " at the cluster scope"
     raise ApiError(403, "Forbidden",

@@ -1,0 +1,275 @@
+#include "ejob/kubeapi/client.hpp"
+
+#include <catch2/catch.hpp>
+#include <thread>
+
+#include "ejob/kubeapi/api_error.hpp"
+#include "kube/objects.hpp"
+#include "kube/test_server.hpp"
+
+using namespace ejob;
+using namespace ejob::kubeapi;
+using ejob::testing::TestServer;
+using nlohmann::json;
+
+namespace {
+
+std::string error_of(const std::function<void()>& f) {
+  try {
+    f();
+  } catch (const ApiError& e) {
+    return std::to_string(exit_code(e.code())) + " " + e.reason() + ": " + e.message();
+  } catch (const Error& e) {
+    return std::to_string(exit_code(e.code())) + ": " + e.message();
+  }
+  return "(no error)";
+}
+
+json pod(const std::string& name, const json& labels = json::object()) {
+  return {{"apiVersion", "v1"},
+          {"kind", "Pod"},
+          {"metadata", {{"name", name}, {"namespace", "default"}, {"labels", labels}}},
+          {"spec", {{"containers", {{{"name", "main"}, {"image", "busybox"}}}}}}};
+}
+
+/// A server and an admin client on it.
+struct Fixture {
+  TestServer server;
+  Transport transport{server.config("admin-cert"), {}};
+  Client client{transport};
+  ResourceInfo pods = client.resource("v1", "Pod");
+};
+
+}  // namespace
+
+TEST_CASE("client: discovery of a custom resource is asked once per client") {
+  Fixture f;
+  CHECK_FALSE(f.client.find_resource("elastic.pytorch.org/v1alpha1", "ElasticJob"));
+  f.client.apply(ejob::testing::elasticjob_crd());
+  f.server.control("sync");
+  Client c(f.transport);
+  f.server.control("requests/reset");
+  auto res = c.find_resource("elastic.pytorch.org/v1alpha1", "ElasticJob");
+  REQUIRE(res);
+  CHECK(res->plural == "elasticjobs");
+  CHECK(res->namespaced);
+  c.resource("elastic.pytorch.org/v1alpha1", "ElasticJob");
+  CHECK(f.server.requests().size() == 1);
+  CHECK(error_of([&] { c.resource("elastic.pytorch.org/v1alpha1", "Nope"); }) ==
+        "8: the server does not serve kind Nope in elastic.pytorch.org/v1alpha1");
+}
+
+TEST_CASE("client: Status bodies become errors with code, reason and causes") {
+  Fixture f;
+  CHECK(error_of([&] { f.client.get(f.pods, "default", "nope"); }) ==
+        "8 NotFound: pods \"nope\" not found");
+  f.client.create(pod("a"));
+  CHECK(error_of([&] { f.client.create(pod("a")); }) ==
+        "7 AlreadyExists: pods \"a\" already exists");
+  try {
+    f.client.create(pod("Bad_Name"));
+    FAIL("no error");
+  } catch (const ApiError& e) {
+    CHECK(e.http_status() == 422);
+    CHECK(e.code() == ErrorCode::Api);
+    REQUIRE(e.causes().size() == 1);
+    CHECK(e.causes()[0].field == "metadata.name");
+  }
+  CHECK_FALSE(f.client.try_get(f.pods, "default", "nope"));
+}
+
+TEST_CASE("client: list follows continue tokens and applies selectors") {
+  Fixture f;
+  for (int i = 0; i < 5; ++i)
+    f.client.create(pod("p" + std::to_string(i), {{"app", i % 2 ? "odd" : "even"}}));
+  f.server.control("requests/reset");
+  ListResult all = f.client.list(f.pods, "default", {"", "", 2});
+  CHECK(all.items.size() == 5);
+  CHECK(f.server.requests().size() == 3);
+  CHECK(f.client.list(f.pods, "default", {"app=odd"}).items.size() == 2);
+  CHECK(f.client.list(f.pods, "default", {"app in (odd,even)", "metadata.name!=p0"}).items.size() ==
+        4);
+  CHECK(f.client.list(f.pods, "", {}).items.size() == 5);
+}
+
+TEST_CASE("client: server-side apply reports conflicts with the manager and a hint") {
+  Fixture f;
+  f.client.apply(pod("web"), Force::No, DryRun::None, "other-tool");
+  json mine = pod("web");
+  mine["spec"]["containers"][0]["image"] = "busybox:2";
+  CHECK(error_of([&] { f.client.apply(mine); }) ==
+        "7: applying Pod/web conflicts: field manager \"other-tool\" owns .spec.containers (rerun "
+        "with "
+        "--force-conflicts to take these fields over, or remove them from your manifest)");
+  json applied = f.client.apply(mine, Force::Yes);
+  CHECK(applied["spec"]["containers"][0]["image"] == "busybox:2");
+  // Applying the same configuration again changes nothing.
+  CHECK(f.client.apply(mine)["metadata"]["resourceVersion"] ==
+        applied["metadata"]["resourceVersion"]);
+}
+
+TEST_CASE("client: delete honours propagation policy through owner references") {
+  Fixture f;
+  json owner = f.client.create(pod("owner"));
+  json dep = pod("dep");
+  dep["metadata"]["ownerReferences"] = {{{"apiVersion", "v1"},
+                                         {"kind", "Pod"},
+                                         {"name", "owner"},
+                                         {"uid", owner["metadata"]["uid"]}}};
+  f.client.create(dep);
+  CHECK(f.client.remove(f.pods, "default", "owner", Propagation::Orphan));
+  json kept = f.client.get(f.pods, "default", "dep");
+  CHECK_FALSE(kept["metadata"].contains("ownerReferences"));
+  CHECK_FALSE(f.client.remove(f.pods, "default", "owner"));
+  owner = f.client.create(pod("owner"));
+  dep["metadata"]["name"] = "dep2";
+  dep["metadata"]["ownerReferences"][0]["uid"] = owner["metadata"]["uid"];
+  f.client.create(dep);
+  f.client.remove(f.pods, "default", "owner", Propagation::Background);
+  CHECK_FALSE(f.client.try_get(f.pods, "default", "dep2"));
+  CHECK(error_of([&] {
+          f.client.remove(f.pods, "default", "dep", Propagation::Background, DryRun::None,
+                          "wrong-uid");
+        })
+            .rfind("7 Conflict: Operation cannot be fulfilled on pods \"dep\": Precondition failed",
+                   0) == 0);
+}
+
+TEST_CASE("client: watch delivers changes and re-lists after 410 Gone") {
+  Fixture f;
+  f.client.create(pod("w1"));
+  std::vector<std::string> seen;
+  std::thread writer([&] {
+    std::this_thread::sleep_for(std::chrono::milliseconds(200));
+    Transport t(f.server.config("admin-cert"), {});
+    Client c(t);
+    c.create(pod("w2"));
+    c.remove(c.resource("v1", "Pod"), "default", "w1");
+  });
+  f.client.watch(f.pods, "default", {}, [&](const WatchEvent& e) {
+    seen.push_back(e.type + " " + e.object["metadata"]["name"].get<std::string>());
+    return seen.size() < 3;
+  });
+  writer.join();
+  CHECK(seen == std::vector<std::string>{"ADDED w1", "ADDED w2", "DELETED w1"});
+  // A version the server forgot: 410, then the client lists again and goes on.
+  const std::string old = f.client.list(f.pods, "default").resource_version;
+  f.client.create(pod("w3"));
+  f.server.control("compact");
+  seen.clear();
+  WatchOptions o;
+  o.resource_version = old;
+  f.client.watch(f.pods, "default", o, [&](const WatchEvent& e) {
+    seen.push_back(e.type + " " + e.object["metadata"]["name"].get<std::string>());
+    return seen.size() < 2;
+  });
+  CHECK(seen == std::vector<std::string>{"ADDED w2", "ADDED w3"});
+}
+
+TEST_CASE("client: watch survives a truncated stream") {
+  Fixture f;
+  f.client.create(pod("t1"));
+  f.server.control(
+      "faults", {{"kinds", {"truncate"}}, {"times", 1}, {"path", "/pods$"}, {"methods", {"GET"}}});
+  std::vector<std::string> seen;
+  WatchOptions o;
+  o.resource_version = "0";  // the server sends the current objects, then truncates
+  std::thread writer([&] {
+    std::this_thread::sleep_for(std::chrono::milliseconds(300));
+    Transport t(f.server.config("admin-cert"), {});
+    Client(t).create(pod("t2"));
+  });
+  f.client.watch(f.pods, "default", o, [&](const WatchEvent& e) {
+    seen.push_back(e.type + " " + e.object["metadata"]["name"].get<std::string>());
+    return e.object["metadata"]["name"] != "t2";
+  });
+  writer.join();
+  CHECK(seen.front() == "ADDED t1");
+  CHECK(seen.back() == "ADDED t2");
+}
+
+TEST_CASE("client: pod logs with timestamps, tail, sinceTime, follow and previous") {
+  Fixture f;
+  f.client.create(pod("logger"));
+  f.server.control("logs", {{"namespace", "default"},
+                            {"pod", "logger"},
+                            {"container", "main"},
+                            {"lines",
+                             {{{"time", "2026-01-01T00:00:01.000000000Z"}, {"text", "one"}},
+                              {{"time", "2026-01-01T00:00:02.000000000Z"}, {"text", "two"}},
+                              {{"time", "2026-01-01T00:00:03.000000000Z"}, {"text", "three"}}}}});
+  auto read = [&](LogOptions o) {
+    std::string out;
+    f.client.logs("default", "logger", o, [&](std::string_view d) {
+      out += d;
+      return true;
+    });
+    return out;
+  };
+  CHECK(read({}) == "one\ntwo\nthree\n");
+  CHECK(read({"main", false, true, false, "", 1}) == "2026-01-01T00:00:03.000000000Z three\n");
+  CHECK(read({"", false, false, false, "2026-01-01T00:00:02Z", -1}) == "two\nthree\n");
+  CHECK(error_of([&] {
+          read({"", false, false, true, "", -1});
+        }) == "5 BadRequest: previous terminated container \"main\" in pod \"logger\" not found");
+  std::thread writer([&] {
+    std::this_thread::sleep_for(std::chrono::milliseconds(200));
+    f.server.control("logs", {{"namespace", "default"},
+                              {"pod", "logger"},
+                              {"container", "main"},
+                              {"lines", {{{"text", "four"}}}},
+                              {"done", true}});
+  });
+  CHECK(read({"", true, false, false, "", 0}) == "four\n");
+  writer.join();
+}
+
+TEST_CASE("client: events of an object, eviction and its disruption-budget refusal") {
+  Fixture f;
+  json p = f.client.create(pod("victim"));
+  json ev = {{"apiVersion", "v1"},
+             {"kind", "Event"},
+             {"metadata", {{"name", "victim.1"}, {"namespace", "default"}}},
+             {"involvedObject",
+              {{"kind", "Pod"},
+               {"name", "victim"},
+               {"namespace", "default"},
+               {"uid", p["metadata"]["uid"]}}},
+             {"reason", "Scheduled"},
+             {"message", "assigned"},
+             {"lastTimestamp", "2026-01-01T00:00:00Z"}};
+  f.client.create(ev);
+  ev["metadata"]["name"] = "other.1";
+  ev["involvedObject"]["name"] = "other";
+  f.client.create(ev);
+  auto events = f.client.events_for(p);
+  REQUIRE(events.size() == 1);
+  CHECK(events[0]["reason"] == "Scheduled");
+  f.server.control("config", {{"evict_blocked", {"victim"}}});
+  CHECK(error_of([&] { f.client.evict("default", "victim"); }) ==
+        "5 TooManyRequests: Cannot evict pod as it would violate the pod's disruption budget.");
+  f.server.control("config", {{"evict_blocked", json::array()}});
+  f.client.evict("default", "victim");
+  CHECK_FALSE(f.client.try_get(f.pods, "default", "victim"));
+}
+
+TEST_CASE("client: the ElasticJob controller makes worker pods and headless services") {
+  Fixture f;
+  f.client.apply(ejob::testing::elasticjob_crd());
+  f.server.control("sync");
+  json job = f.client.create(ejob::testing::job_objects("bert", 2)[2]);
+  f.server.control("sync");
+  json w1 = f.client.get(f.pods, "elastic-job", "bert-worker-1");
+  CHECK(w1["metadata"]["labels"] == json{{"group-name", "elastic.pytorch.org"},
+                                         {"job-name", "bert"},
+                                         {"replica-type", "worker"},
+                                         {"replica-index", "1"}});
+  CHECK(w1["spec"]["containers"][0]["args"] == json{"--rdzv_backend=etcd",
+                                                    "--rdzv_endpoint=bert-etcd-service:2379",
+                                                    "--rdzv_id=bert", "--nnodes=1:2", "train.py"});
+  json svc = f.client.get(f.client.resource("v1", "Service"), "elastic-job", "bert-worker-1");
+  CHECK(svc["spec"]["clusterIP"] == "None");
+  json status = f.client.get(f.client.resource_of(job), "elastic-job", "bert")["status"];
+  CHECK(status["replicaStatuses"]["Worker"]["active"] == 2);
+  CHECK(status["conditions"][1]["type"] == "Running");
+}

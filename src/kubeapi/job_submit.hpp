@@ -1,0 +1,59 @@
+#pragma once
+/// Sends one job's rendered objects (an ElasticJob plus its etcd Service and Pod and storage)
+/// so that nothing existing is ever overwritten and nothing is left half-made:
+///
+/// 1. discovery: is the ElasticJob's group/version served? (else NotFound naming
+///    `ejob install-crds`) — the only request besides one create per object;
+/// 2. every object gets the annotation `ejob.io/submission` (a random id of this submit), so
+///    that an AlreadyExists answer after an ambiguous failure (a dropped connection, a 5xx,
+///    curl re-sending on a stale connection) can be told apart from someone else's object;
+/// 3. the ElasticJob is created (POST, never apply): a taken name is re-drawn by rendering
+///    again (NameChoice::Drawn, up to 3 times) or refused (NameChoice::Exact);
+/// 4. the other objects get an ownerReference to the ElasticJob (namespaced ones; a
+///    PersistentVolume is cluster-scoped and cannot be owned by a namespaced object: it is
+///    found by label on delete) and are created concurrently;
+/// 5. on any failure, what this submit created is deleted again (uid preconditions, so a
+///    namesake made by someone else is never touched), then the error is reported.
+/// Creates that failed ambiguously are retried a few times before giving up.
+
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "ejob/kubeapi/client.hpp"
+
+namespace ejob::kubeapi {
+
+/// Whether the job name may be re-drawn when taken.
+enum class NameChoice { Drawn, Exact };
+
+/// Renders the job's objects again (each call draws a new name when names are drawn).
+using RenderObjects = std::function<std::vector<Json>()>;
+
+struct SubmitOptions {
+  NameChoice naming = NameChoice::Drawn;
+  DryRun dry_run = DryRun::None;
+  std::string name_space;  ///< for objects without metadata.namespace
+  int max_redraws = 3;
+  int max_create_attempts = 4;
+};
+
+struct SubmitResult {
+  Json job;                   ///< the ElasticJob as the server returned it
+  std::vector<Json> objects;  ///< every object as returned, in the order rendered
+  int redraws = 0;            ///< names that were taken and re-drawn
+};
+
+/// The annotation that marks the objects of one submit.
+inline constexpr const char* k_submission_annotation = "ejob.io/submission";
+
+/// Submits the objects `render` returns. Throws ejob::Error: NotFound when the CRD is not
+/// served, Conflict when the (exact) name or a dependent's name is taken, Input when the
+/// objects hold no or several ElasticJobs, and the client's errors otherwise — always after
+/// removing what this call created.
+SubmitResult submit_job(Client& client, const RenderObjects& render, const SubmitOptions& options);
+
+/// "kind.group/name" as `kubectl -o name` prints an object.
+std::string qualified_name(const Json& object);
+
+}  // namespace ejob::kubeapi
