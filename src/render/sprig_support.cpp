@@ -349,6 +349,9 @@ void register_sprig(FuncMap& map, std::shared_ptr<const Env> env) {
   register_sprig_semver(map);
   register_sprig_crypto(map, env);
   register_sprig_certs(map, env);
+  register_sprig_dates(map, env);
+  register_sprig_paths(map, env);
+  register_sprig_json(map);
 }
 
 }  // namespace ejob::render

@@ -95,5 +95,6 @@ void register_sprig_regex(FuncMap& map);
 void register_sprig_semver(FuncMap& map);
 void register_sprig_dates(FuncMap& map, const std::shared_ptr<const Env>& env);
 void register_sprig_paths(FuncMap& map, const std::shared_ptr<const Env>& env);
+void register_sprig_json(FuncMap& map);
 
 }  // namespace ejob::render::sprig
