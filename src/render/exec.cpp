@@ -1,7 +1,11 @@
 #include "ejob/render/exec.hpp"
 
+#include <pthread.h>
+#include <sys/mman.h>
+
 #include <algorithm>
 #include <exception>
+#include <functional>
 
 #include "ejob/render/go_fmt.hpp"
 
@@ -67,6 +71,70 @@ bool is_hex_int(std::string_view s) {
          s.find_first_of("pP") == std::string_view::npos;
 }
 
+// Go executes nested templates up to 100000 deep (and Helm allows 1000 nested includes); the
+// C++ recursion that mirrors it would overflow a thread's usual 8 MiB stack. Executions nested
+// deeper than k_switch_depth therefore continue on a thread whose stack is reserved large and
+// committed only as it is touched. The calling thread waits, so nothing runs concurrently.
+constexpr int k_switch_depth = 48;
+constexpr size_t k_big_stack = size_t{4} << 30;
+thread_local int t_nesting = 0;
+thread_local bool t_on_big_stack = false;
+
+struct BigStackJob {
+  std::function<void()> fn;
+  std::exception_ptr error;
+};
+
+void* big_stack_main(void* arg) {
+  auto* job = static_cast<BigStackJob*>(arg);
+  t_on_big_stack = true;
+  try {
+    job->fn();
+  } catch (...) {
+    job->error = std::current_exception();
+  }
+  return nullptr;
+}
+
+/// Runs fn on a fresh thread with a k_big_stack stack and waits for it; rethrows its exception.
+void run_on_big_stack(std::function<void()> fn) {
+  void* stack = mmap(nullptr, k_big_stack, PROT_READ | PROT_WRITE,
+                     MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE | MAP_STACK, -1, 0);
+  if (stack == MAP_FAILED) {
+    fn();  // no address space for it: recurse here and let the OS stop a runaway template
+    return;
+  }
+  BigStackJob job{std::move(fn), nullptr};
+  pthread_attr_t attr;
+  pthread_attr_init(&attr);
+  pthread_attr_setstack(&attr, stack, k_big_stack);
+  pthread_t thread;
+  int rc = pthread_create(&thread, &attr, big_stack_main, &job);
+  pthread_attr_destroy(&attr);
+  if (rc != 0) {
+    munmap(stack, k_big_stack);
+    job.fn();
+    return;
+  }
+  pthread_join(thread, nullptr);
+  munmap(stack, k_big_stack);
+  if (job.error) std::rethrow_exception(job.error);
+}
+
+/// Runs one nested template execution, moving to a big stack when nesting gets deep.
+template <class F>
+void nested(F&& f) {
+  ++t_nesting;
+  struct Restore {
+    ~Restore() { --t_nesting; }
+  } restore;
+  if (t_nesting >= k_switch_depth && !t_on_big_stack) {
+    run_on_big_stack(std::forward<F>(f));
+  } else {
+    f();
+  }
+}
+
 /// Go's isTrue on an indirected value.
 bool truth(const Value& v) { return v.truthy(); }
 
@@ -103,7 +171,7 @@ void Executor::run(const Value& dot) {
     m_node = nullptr;
     errorf(go_quote(m_tree.name) + " is an incomplete or empty template");
   }
-  walk_list(d, *m_tree.root);
+  nested([&] { walk_list(d, *m_tree.root); });
 }
 
 void Executor::errorf(const std::string& msg) {
@@ -282,7 +350,7 @@ void Executor::walk_template(const EVal& dot, const TemplateNode& n) {
   Value d = eval_pipeline(dot, n.pipe.get());
   Executor inner(m_set, *t, m_out, m_depth + 1);
   inner.m_vars.emplace_back(k_dollar, EVal{d, false});
-  inner.walk_list(EVal{d, false}, *t->root);
+  nested([&] { inner.walk_list(EVal{d, false}, *t->root); });
 }
 
 // ---- evaluation ----

@@ -155,3 +155,14 @@ TEST_CASE("exec: a values-file number cannot be ranged over") {
 }
 
 }  // namespace ejob::render
+
+namespace ejob::render {
+
+TEST_CASE("exec: runaway template recursion stops at Go's depth limit") {
+  // Go 1.19: the 100000th nested {{template}} fails (deep nesting runs on a big stack).
+  CHECK(run("{{ define \"r\" }}{{ template \"r\" . }}{{ end }}{{ template \"r\" . }}", {}) ==
+        "EXEC: template: x:1:28: executing \"r\" at <{{template \"r\" .}}>: exceeded maximum "
+        "template depth (100000)");
+}
+
+}  // namespace ejob::render
