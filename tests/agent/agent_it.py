@@ -1,0 +1,269 @@
+"""Integration tests of ejob-agent against a real etcd (and real torchrun for interop).
+
+Usage: agent_it.py AGENT_BINARY SCENARIO...   (CTest runs one scenario per test)
+"""
+import json
+import os
+import signal
+import sys
+import time
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from harness import Failure, check, pid_alive, run_scenarios, wait_until  # noqa: E402
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+
+
+def rdzv(h, run_id, nnodes, *extra):
+    return ["--rdzv_backend=etcd", "--rdzv_endpoint=" + h.etcd.endpoint, "--rdzv_id=" + run_id,
+            "--nnodes=" + nnodes] + list(extra)
+
+
+def ranks_of(records):
+    return sorted(int(r["RANK"]) for r in records)
+
+
+def expect_exit(agent, code, timeout=60):
+    rc = agent.wait(timeout)
+    check(rc == code, "%s exited %s, expected %s" % (agent.name, rc, code))
+
+
+def fixed(h):
+    """Two agents, --nnodes=2, two workers each: ranks 0..3, one master, run closed at the end."""
+    h.start_etcd()
+    agents = [h.ejob("a%d" % i, rdzv(h, "fixed", "2", "--nproc_per_node=2") + h.worker_args())
+              for i in range(2)]
+    for a in agents:
+        expect_exit(a, 0)
+    recs = h.records()
+    check(ranks_of(recs) == [0, 1, 2, 3], "ranks %s" % ranks_of(recs))
+    check({r["WORLD_SIZE"] for r in recs} == {"4"}, "world sizes")
+    check({r["GROUP_WORLD_SIZE"] for r in recs} == {"2"}, "group world sizes")
+    check(len({(r["MASTER_ADDR"], r["MASTER_PORT"]) for r in recs}) == 1, "one master")
+    for r in recs:
+        check(int(r["RANK"]) == 2 * int(r["GROUP_RANK"]) + int(r["LOCAL_RANK"]), "rank layout %s" % r)
+        check(r["TORCHELASTIC_USE_AGENT_STORE"] == "False" and r["OMP_NUM_THREADS"] == "1", "env %s" % r)
+    state = h.etcd.state("fixed")
+    check(state["status"] == "closed" and state["version"] == "1", "state %s" % state)
+    check(state["keep_alives"] and all(k.startswith("/torchelastic/p2p/run_fixed/rdzv/v_1/rank_")
+                                       for k in state["keep_alives"]), "keep_alives %s" % state)
+    kv = h.etcd.get("/torchelastic/p2p/run_fixed/rdzv/v_1/kv/TUFTVEVSX1BPUlQ=")["node"]["value"]
+    import base64
+    check(base64.b64decode(kv).decode() == recs[0]["MASTER_PORT"], "MASTER_PORT in the store")
+
+
+def elastic_last_call(h):
+    """--nnodes=1:3 with two agents: the round freezes after last_call_timeout with both."""
+    h.start_etcd()
+    args = rdzv(h, "el", "1:3", "--rdzv_conf=last_call_timeout=1") + h.worker_args()
+    agents = [h.ejob("a%d" % i, args) for i in range(2)]
+    for a in agents:
+        expect_exit(a, 0)
+    recs = h.records()
+    check(ranks_of(recs) == [0, 1] and {r["WORLD_SIZE"] for r in recs} == {"2"}, "records %s" % recs)
+
+
+def late_joiner_scale_up(h):
+    """Two agents running (--nnodes=1:3); a third joins late: it waits, the running agents
+    restart their workers without spending a restart, and the new round has all three."""
+    h.start_etcd()
+    hold = os.path.join(h.root, "release")
+    args = rdzv(h, "up", "1:3", "--rdzv_conf=last_call_timeout=1", "--max_restarts=0") + \
+        h.worker_args("--hold", hold)
+    first = [h.ejob("a%d" % i, args) for i in range(2)]
+    wait_until(lambda: len(h.records()) == 2, 30, "two workers")
+    h.ejob("late", args)
+    wait_until(lambda: len([r for r in h.records() if r["WORLD_SIZE"] == "3"]) == 3, 40,
+               "three workers of world size 3")
+    open(hold, "w").close()
+    for a in h.agents:
+        expect_exit(a, 0)
+    recs = [r for r in h.records() if r["WORLD_SIZE"] == "3"]
+    check(ranks_of(recs) == [0, 1, 2], "ranks %s" % recs)
+    check({r["TORCHELASTIC_RESTART_COUNT"] for r in h.records()} == {"0"}, "no restart spent")
+    check(h.etcd.state("up")["version"] == "2", "second round")
+    check("membership change" in first[0].output() and "membership change" in first[1].output(),
+          "membership change logged")
+
+
+def worker_crash_restart(h):
+    """A worker crashes once: its agent spends one restart, the peer restarts for free."""
+    h.start_etcd()
+    hold = os.path.join(h.root, "release")
+    args = rdzv(h, "crash", "2", "--max_restarts=2") + \
+        h.worker_args("--crash-rank", "1", "--crash-once", hold + ".crashed", "--hold", hold)
+    agents = [h.ejob("a%d" % i, args) for i in range(2)]
+    crashed = wait_until(lambda: [r for r in h.records() if r["RANK"] == "1"], 30, "rank 1")[0]
+
+    def second_round():
+        recs = [r for r in h.records() if r["MASTER_PORT"] != crashed["MASTER_PORT"]]
+        return recs if len(recs) == 2 else None
+    second = wait_until(second_round, 40, "both workers of the second round")
+    open(hold, "w").close()
+    for a in agents:
+        expect_exit(a, 0)
+    counts = sorted(r["TORCHELASTIC_RESTART_COUNT"] for r in second)
+    check(counts == ["0", "1"], "restart counts %s" % counts)
+    check(h.etcd.state("crash")["version"] == "2", "one re-rendezvous")
+    check(any("restart 1/2" in a.output() for a in agents), "restart logged")
+
+
+def worker_failure_final(h):
+    """No restarts left: the others are stopped, the root cause is reported, the error file
+    written, the run closed, exit 1."""
+    h.start_etcd()
+    err = os.path.join(h.root, "agent_error.json")
+    a = h.ejob("a0", rdzv(h, "fail", "1", "--nproc_per_node=2") +
+               h.worker_args("--crash-rank", "1", "--crash-signal", "9", "--hold", "/nonexistent"),
+               {"TORCHELASTIC_ERROR_FILE": err})
+    expect_exit(a, 1)
+    out = a.output()
+    check("Root Cause (first observed failure):" in out, "summary")
+    check("  exitcode  : -9 (pid: " in out and "Signal 9 (SIGKILL) received by PID" in out, out)
+    with open(err) as f:
+        e = json.load(f)
+    check(e["message"]["errorCode"] == -9, "error file %s" % e)
+    check(h.etcd.state("fail")["status"] == "closed", "closed")
+    for r in h.records():
+        check(not pid_alive(r["pid"]), "worker %d left running" % r["pid"])
+
+
+def agent_killed(h):
+    """An agent dies (SIGKILL): its workers die with it; a replacement agent waits until the
+    dead agent's keep-alive expires, then the survivor and the replacement form round 2."""
+    h.start_etcd()
+    hold = os.path.join(h.root, "release")
+    args = rdzv(h, "kill", "2", "--max_restarts=1") + h.worker_args("--hold", hold, "--child")
+    a0 = h.ejob("a0", args)
+    a1 = h.ejob("a1", args)
+    wait_until(lambda: len(h.records()) == 2, 30, "two workers")
+    victim = [r for r in h.records() if r["AGENT_TAG"] == "a1"][0]
+    os.kill(a1.proc.pid, signal.SIGKILL)
+    a1.proc.wait()
+    # PR_SET_PDEATHSIG takes the worker along; its own children are the container's to reap.
+    wait_until(lambda: not pid_alive(victim["pid"]), 10, "the dead agent's worker to go")
+    os.kill(victim["child"], signal.SIGKILL)
+    h.ejob("a1b", args)
+    wait_until(lambda: len([r for r in h.records() if r["AGENT_TAG"] == "a1b"]) == 1, 40,
+               "the replacement's worker")
+    open(hold, "w").close()
+    expect_exit(a0, 0)
+    expect_exit(h.agents[-1], 0)
+    check(h.etcd.state("kill")["version"] == "2", "round 2")
+    check("destroying rendezvous version 1" in a0.output() + h.agents[-1].output(), "destroyed")
+
+
+def signal_forwarding(h):
+    """SIGTERM to the agent: workers (and their children) get it, exit 143, run not closed."""
+    h.start_etcd()
+    a = h.ejob("a0", rdzv(h, "sig", "1", "--nproc_per_node=2") +
+               h.worker_args("--hold", "/nonexistent", "--child"))
+    wait_until(lambda: len(h.records()) == 2, 30, "workers")
+    os.kill(a.proc.pid, signal.SIGTERM)
+    expect_exit(a, 143)
+    for r in h.records():
+        check(not pid_alive(r["pid"]) and not pid_alive(r["child"]), "leftover process %s" % r)
+    check(h.etcd.state("sig")["status"] == "final", "not closed on signal")
+
+
+def closed_rendezvous(h):
+    """Re-using a finished run id fails at once with a clear message."""
+    h.start_etcd()
+    expect_exit(h.ejob("a0", rdzv(h, "again", "1") + h.worker_args()), 0)
+    b = h.ejob("b0", rdzv(h, "again", "1") + h.worker_args())
+    expect_exit(b, 1)
+    check("ejob-agent: error: rendezvous for run_id=again is closed (a run with this id already "
+          "finished; use another --rdzv_id or delete /torchelastic/p2p/run_again)\n" in b.output(),
+          "message")
+
+
+def etcd_restart(h):
+    """etcd restarts while the workers run; the job still finishes and closes."""
+    etcd = h.start_etcd()
+    hold = os.path.join(h.root, "release")
+    args = rdzv(h, "er", "2") + h.worker_args("--hold", hold)
+    agents = [h.ejob("a%d" % i, args) for i in range(2)]
+    wait_until(lambda: len(h.records()) == 2, 30, "workers")
+    etcd.stop()
+    time.sleep(1)
+    etcd.start()
+    open(hold, "w").close()
+    for a in agents:
+        expect_exit(a, 0)
+    check(h.etcd.state("er")["status"] == "closed", "closed after restart")
+
+
+def malformed_state(h):
+    """Garbage in active_version: a clear error, retried until the rdzv timeout, exit 1."""
+    h.start_etcd()
+    h.etcd.put("/torchelastic/p2p/run_bad/rdzv/active_version", value='{"status": "final"')
+    a = h.ejob("a0", rdzv(h, "bad", "1", "--rdzv_conf=timeout=2") + h.worker_args())
+    expect_exit(a, 1)
+    check("ejob-agent: error: rendezvous for run_id=bad timed out after 2 s; last failure: "
+          "malformed rendezvous state (not JSON): {\"status\": \"final\"\n" in a.output(), "message")
+
+
+def cli_errors(h):
+    """Bad command lines exit 2 with argparse-style messages; --help exits 0."""
+    cases = [(["--nproc-per-node=1", "--frobnicate", "x.py"], "unrecognized arguments: --frobnicate"),
+             (["--rdzv_backend=c10d", "x.py"], "--rdzv_backend=c10d is not supported by ejob-agent;"
+              " use etcd (the ElasticJob controller's choice) or static"),
+             (["--nnodes=0", "x.py"], "--nnodes=0: expected 0 < MIN <= MAX")]
+    for i, (args, msg) in enumerate(cases):
+        a = h.ejob("c%d" % i, args)
+        expect_exit(a, 2)
+        check("ejob-agent: error: " + msg + "\n" in a.output(), a.output())
+    expect_exit(h.ejob("help", ["--help"]), 0)
+
+
+def standalone(h):
+    """--standalone: no etcd, ${local_rank} substitution, tee prefixes and log files."""
+    logs = os.path.join(h.root, "logs")
+    a = h.ejob("a0", ["--standalone", "--nproc_per_node=2", "--log_dir", logs, "-t", "3"] +
+               h.worker_args("lr=${local_rank}"))
+    expect_exit(a, 0)
+    recs = h.records()
+    check(sorted(r["argv"][-1] for r in recs) == ["lr=0", "lr=1"], "substitution %s" % recs)
+    out = a.output()
+    check("[default0]:worker rank 0 ready\n" in out and "[default1]:worker rank 1 ready\n" in out, out)
+    run_dir = os.path.join(logs, os.listdir(logs)[0])
+    with open(os.path.join(run_dir, "attempt_0", "1", "stdout.log")) as f:
+        check(f.read() == "worker rank 1 ready\n", "stdout.log")
+
+
+def _interop(h, ejob_first):
+    h.start_etcd()
+    args = rdzv(h, "mix", "4", "--rdzv_conf=last_call_timeout=2") + \
+        [os.path.join(HERE, "gloo_allreduce.py"), "--out", h.out, "--expect-world", "4"]
+    starters = [lambda i: h.ejob("ejob%d" % i, args), lambda i: h.torchrun("torchrun%d" % i, args)]
+    if not ejob_first:
+        starters.reverse()
+    for start in starters:
+        for i in range(2):
+            start(i)
+        time.sleep(1.5)
+    for a in h.agents:
+        expect_exit(a, 0, timeout=150)
+    recs = h.records()
+    check(sorted(r["rank"] for r in recs) == [0, 1, 2, 3], "ranks %s" % recs)
+    check(all(r["ok"] and r["sum"] == 10.0 and r["world"] == 4 for r in recs), "all-reduce %s" % recs)
+    check(h.etcd.state("mix")["status"] == "closed", "closed")
+
+
+def interop_ejob_first(h):
+    """2 ejob-agents then 2 torchrun agents form one round; gloo all_reduce over 4 ranks."""
+    _interop(h, True)
+
+
+def interop_torchrun_first(h):
+    """2 torchrun agents then 2 ejob-agents form one round; gloo all_reduce over 4 ranks."""
+    _interop(h, False)
+
+
+SCENARIOS = {f.__name__: f for f in [
+    fixed, elastic_last_call, late_joiner_scale_up, worker_crash_restart, worker_failure_final,
+    agent_killed, signal_forwarding, closed_rendezvous, etcd_restart, malformed_state, cli_errors,
+    standalone, interop_ejob_first, interop_torchrun_first]}
+
+if __name__ == "__main__":
+    sys.exit(run_scenarios(SCENARIOS, sys.argv))

@@ -1,0 +1,145 @@
+"""Static checks of packaging/worker.Dockerfile (no Docker engine is available to build it).
+
+Checks that the final stage's ENTRYPOINT is exactly a path a COPY --from=<build stage> of that
+stage produces, that the copied file is what the build stage builds (`--target ejob-agent`
+into the same build directory), that the final stage runs as a non-root user on a pinned CUDA
+runtime base, that PyTorch is pinned, that PYTHON_EXEC points into what the stage installs,
+and that /dev/shm is documented. Then it proves the checks can fail: each mutation of the file
+must be refused with the expected message.
+
+Usage: check_dockerfile.py PATH/TO/worker.Dockerfile
+"""
+import json
+import re
+import shlex
+import sys
+
+
+def logical_lines(text):
+    lines, cur = [], ""
+    for raw in text.splitlines():
+        if not cur and raw.lstrip().startswith("#"):
+            continue
+        if raw.rstrip().endswith("\\"):
+            cur += raw.rstrip()[:-1] + " "
+            continue
+        cur += raw
+        if cur.strip():
+            lines.append(cur.strip())
+        cur = ""
+    return lines
+
+
+def parse(text):
+    """Returns (global ARGs, stages); a stage is {name, base, instructions: [(op, rest)]}."""
+    args, stages = {}, []
+    for line in logical_lines(text):
+        op, _, rest = line.partition(" ")
+        op = op.upper()
+        if op == "FROM":
+            m = re.match(r"(\S+)(?:\s+AS\s+(\S+))?$", rest.strip(), re.I)
+            base = re.sub(r"\$\{(\w+)\}", lambda g: args.get(g.group(1), g.group(0)), m.group(1))
+            stages.append({"name": m.group(2), "base": base, "ins": []})
+        elif op == "ARG" and not stages:
+            k, _, v = rest.partition("=")
+            args[k.strip()] = v.strip()
+        elif stages:
+            stages[-1]["ins"].append((op, rest.strip()))
+    return args, stages
+
+
+def check(text):
+    """Returns the list of problems (empty when the file is fine)."""
+    problems = []
+    _, stages = parse(text)
+    if len(stages) < 2:
+        return ["need a build stage and a final stage"]
+    build, final = stages[0], stages[-1]
+    build_runs = " ".join(rest for op, rest in build["ins"] if op == "RUN")
+    m = re.search(r"cmake --build (\S+) --target ejob-agent", build_runs)
+    if not m:
+        problems.append("the first stage does not build the ejob-agent target")
+    built = (m.group(1) + "/ejob-agent") if m else None
+    entry = [rest for op, rest in final["ins"] if op == "ENTRYPOINT"]
+    if len(entry) != 1:
+        return problems + ["the final stage needs exactly one ENTRYPOINT"]
+    try:
+        entry_argv = json.loads(entry[0])
+    except ValueError:
+        return problems + ["ENTRYPOINT must use the exec (JSON array) form"]
+    copies = {}
+    for op, rest in final["ins"]:
+        if op != "COPY":
+            continue
+        parts = shlex.split(rest)
+        src_stage = next((p.split("=", 1)[1] for p in parts if p.startswith("--from=")), None)
+        paths = [p for p in parts if not p.startswith("--")]
+        copies[paths[-1]] = (src_stage, paths[:-1])
+    if entry_argv[0] not in copies:
+        problems.append("ENTRYPOINT %s is not produced by a COPY in the final stage" % entry_argv[0])
+    else:
+        src_stage, srcs = copies[entry_argv[0]]
+        if src_stage != build["name"]:
+            problems.append("ENTRYPOINT %s is copied from stage %s, not from the build stage %s"
+                            % (entry_argv[0], src_stage, build["name"]))
+        elif built is not None and built not in srcs:
+            problems.append("ENTRYPOINT %s is copied from %s, but the build stage builds %s"
+                            % (entry_argv[0], " ".join(srcs), built))
+    users = [rest for op, rest in final["ins"] if op == "USER"]
+    if not users or users[-1].split(":")[0] in ("0", "root"):
+        problems.append("the final stage must run as a non-root USER")
+    base = final["base"]
+    if not re.match(r"nvidia/cuda:\d+\.\d+\.\d+-[\w-]*runtime-ubuntu\d+\.\d+$", base):
+        problems.append("the final stage must start from a pinned nvidia/cuda runtime image, not %s" % base)
+    if re.search(r":latest\b", text):
+        problems.append("no image may be pulled as :latest")
+    if not re.search(r"pip install[^\n]*\btorch==\d", " ".join(r for o, r in final["ins"] if o == "RUN")):
+        problems.append("PyTorch must be installed with a pinned version (torch==X.Y.Z)")
+    env = " ".join(rest for op, rest in final["ins"] if op == "ENV")
+    m = re.search(r"PYTHON_EXEC=(\S+)", env)
+    venv = re.search(r"python3 -m venv (\S+)", " ".join(r for o, r in final["ins"] if o == "RUN"))
+    if not m or not venv or not m.group(1).startswith(venv.group(1) + "/"):
+        problems.append("PYTHON_EXEC must point at the interpreter the final stage installs")
+    if "/dev/shm" not in text:
+        problems.append("the /dev/shm expectations must be documented")
+    return problems
+
+
+MUTATIONS = [
+    ('ENTRYPOINT ["/usr/local/bin/ejob-agent"]', 'ENTRYPOINT ["/usr/bin/ejob-agent"]',
+     "ENTRYPOINT /usr/bin/ejob-agent is not produced by a COPY in the final stage"),
+    ("/opt/ejob-build/ejob-agent /usr/local/bin", "/src/out/ejob-agent /usr/local/bin",
+     "ENTRYPOINT /usr/local/bin/ejob-agent is copied from /src/out/ejob-agent, but the build "
+     "stage builds /opt/ejob-build/ejob-agent"),
+    ("COPY --from=agent-build", "COPY --from=worker",
+     "ENTRYPOINT /usr/local/bin/ejob-agent is copied from stage worker, not from the build stage agent-build"),
+    ("USER 1000:1000", "USER root", "the final stage must run as a non-root USER"),
+    ("torch==2.5.1", "torch", "PyTorch must be installed with a pinned version (torch==X.Y.Z)"),
+    ('ENTRYPOINT ["/usr/local/bin/ejob-agent"]', "ENTRYPOINT /usr/local/bin/ejob-agent",
+     "ENTRYPOINT must use the exec (JSON array) form"),
+    ("--target ejob-agent", "--target ejob", "the first stage does not build the ejob-agent target"),
+]
+
+
+def main():
+    with open(sys.argv[1]) as f:
+        text = f.read()
+    problems = check(text)
+    for p in problems:
+        print("worker.Dockerfile: " + p)
+    ok = not problems
+    for old, new, expected in MUTATIONS:
+        if old not in text:
+            print("self-test: %r not found in the Dockerfile" % old)
+            ok = False
+            continue
+        got = check(text.replace(old, new, 1))
+        if got != [expected]:
+            print("self-test: replacing %r gave %r, expected [%r]" % (old, got, expected))
+            ok = False
+    print("worker.Dockerfile: ok" if ok else "worker.Dockerfile: FAILED")
+    return 0 if ok else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,39 @@
+"""A real torch worker: gloo process group, all_reduce of (rank + 1), checks RANK/WORLD_SIZE.
+
+Exits 0 when the sum equals WORLD_SIZE*(WORLD_SIZE+1)/2 and the env agrees with the process
+group; writes one JSON line per worker to --out when given.
+"""
+import argparse
+import json
+import os
+import sys
+
+import torch
+import torch.distributed as dist
+
+
+def main():
+    p = argparse.ArgumentParser()
+    p.add_argument("--out")
+    p.add_argument("--expect-world", type=int, required=True)
+    a = p.parse_args()
+    rank = int(os.environ["RANK"])
+    world = int(os.environ["WORLD_SIZE"])
+    dist.init_process_group("gloo")
+    ok = dist.get_rank() == rank and dist.get_world_size() == world == a.expect_world
+    t = torch.tensor([float(rank + 1)])
+    dist.all_reduce(t)
+    ok = ok and t.item() == world * (world + 1) / 2
+    rec = {"rank": rank, "world": world, "sum": t.item(), "ok": ok,
+           "group_rank": int(os.environ["GROUP_RANK"]), "agent": os.environ.get("AGENT_TAG")}
+    if a.out:
+        with open(os.path.join(a.out, "r%d.json" % rank), "w") as f:
+            json.dump(rec, f)
+    print(json.dumps(rec), flush=True)
+    dist.barrier()
+    dist.destroy_process_group()
+    sys.exit(0 if ok else 1)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,216 @@
+"""Test harness for ejob-agent integration tests: a real etcd (Debian's etcd 3.4 with
+--enable-v2) on free 127.0.0.1 ports, agents (ejob-agent or torchrun) as child processes with
+their output in files, and small etcd v2 helpers. Everything started is stopped by close()."""
+import json
+import os
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+import urllib.error
+import urllib.parse
+import urllib.request
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+SYSTEM_PYTHON = "/usr/bin/python3"
+
+
+def free_port():
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+class Failure(Exception):
+    pass
+
+
+def check(cond, message):
+    if not cond:
+        raise Failure(message)
+
+
+def wait_until(pred, timeout, what):
+    deadline = time.time() + timeout
+    while time.time() < deadline:
+        v = pred()
+        if v:
+            return v
+        time.sleep(0.05)
+    raise Failure("timed out waiting for " + what)
+
+
+class Etcd:
+    def __init__(self, root):
+        self.dir = os.path.join(root, "etcd")
+        os.makedirs(self.dir)
+        self.port, self.peer = free_port(), free_port()
+        self.proc = None
+        self.start()
+
+    @property
+    def endpoint(self):
+        return "127.0.0.1:%d" % self.port
+
+    def start(self):
+        client = "http://127.0.0.1:%d" % self.port
+        peer = "http://127.0.0.1:%d" % self.peer
+        log = open(os.path.join(self.dir, "etcd.log"), "a")
+        self.proc = subprocess.Popen(
+            ["etcd", "--enable-v2", "--name=t", "--data-dir=" + self.dir + "/data",
+             "--listen-client-urls=" + client, "--advertise-client-urls=" + client,
+             "--listen-peer-urls=" + peer, "--initial-advertise-peer-urls=" + peer,
+             "--initial-cluster=t=" + peer, "--log-level=error", "--logger=zap"],
+            stdout=log, stderr=log)
+        wait_until(self._ready, 20, "etcd to start")
+
+    def _ready(self):
+        try:
+            self.get("/")
+            return True
+        except OSError:
+            return False
+
+    def stop(self):
+        if self.proc and self.proc.poll() is None:
+            self.proc.terminate()
+            self.proc.wait()
+
+    def url(self, key, **query):
+        q = ("?" + urllib.parse.urlencode(query)) if query else ""
+        return "http://127.0.0.1:%d/v2/keys%s%s" % (self.port, key, q)
+
+    def get(self, key, **query):
+        try:
+            with urllib.request.urlopen(self.url(key, **query), timeout=5) as r:
+                return json.load(r)
+        except urllib.error.HTTPError as e:
+            return json.load(e)
+
+    def put(self, key, **form):
+        data = urllib.parse.urlencode(form).encode()
+        req = urllib.request.Request(self.url(key), data=data, method="PUT")
+        req.add_header("Content-Type", "application/x-www-form-urlencoded")
+        try:
+            with urllib.request.urlopen(req, timeout=5) as r:
+                return json.load(r)
+        except urllib.error.HTTPError as e:
+            return json.load(e)
+
+    def state(self, run_id, prefix="/torchelastic/p2p"):
+        node = self.get("%s/run_%s/rdzv/active_version" % (prefix, run_id)).get("node")
+        return json.loads(node["value"]) if node else None
+
+
+class Agent:
+    """One agent process; its stdout+stderr go to <root>/<name>.log."""
+
+    def __init__(self, root, name, argv, env):
+        self.name = name
+        self.log_path = os.path.join(root, name + ".log")
+        self.log = open(self.log_path, "w")
+        self.proc = subprocess.Popen(argv, stdout=self.log, stderr=subprocess.STDOUT, env=env,
+                                     start_new_session=True)
+
+    def wait(self, timeout):
+        try:
+            return self.proc.wait(timeout=timeout)
+        except subprocess.TimeoutExpired:
+            raise Failure("%s did not exit within %d s; log:\n%s" % (self.name, timeout, self.output()))
+
+    def output(self):
+        self.log.flush()
+        with open(self.log_path) as f:
+            return f.read()
+
+    def kill_all(self):
+        if self.proc.poll() is None:
+            try:
+                os.killpg(self.proc.pid, signal.SIGKILL)
+            except ProcessLookupError:
+                pass
+            self.proc.wait()
+
+
+class Harness:
+    def __init__(self, agent_binary):
+        self.agent_binary = agent_binary
+        self.root = tempfile.mkdtemp(prefix="ejob-agent-it-")
+        self.out = os.path.join(self.root, "out")
+        os.makedirs(self.out)
+        self.etcd = None
+        self.agents = []
+
+    def start_etcd(self):
+        self.etcd = Etcd(self.root)
+        return self.etcd
+
+    def env(self, tag, extra=None):
+        env = dict(os.environ)
+        env.update({"PYTHON_EXEC": SYSTEM_PYTHON, "AGENT_TAG": tag, "PYTHONDONTWRITEBYTECODE": "1"})
+        env.update(extra or {})
+        return env
+
+    def ejob(self, tag, args, extra_env=None):
+        a = Agent(self.root, tag, [self.agent_binary] + args, self.env(tag, extra_env))
+        self.agents.append(a)
+        return a
+
+    def torchrun(self, tag, args, extra_env=None):
+        argv = [SYSTEM_PYTHON, os.path.join(HERE, "torchrun_wrapper.py")] + args
+        a = Agent(self.root, tag, argv, self.env(tag, extra_env))
+        self.agents.append(a)
+        return a
+
+    def worker_args(self, *extra):
+        return [os.path.join(HERE, "worker.py"), "--out", self.out] + list(extra)
+
+    def records(self):
+        out = []
+        for name in sorted(os.listdir(self.out)):
+            if name.endswith(".json"):
+                with open(os.path.join(self.out, name)) as f:
+                    out.append(json.load(f))
+        return out
+
+    def close(self, keep):
+        for a in self.agents:
+            a.kill_all()
+        if self.etcd:
+            self.etcd.stop()
+        if keep:
+            print("kept " + self.root)
+        else:
+            shutil.rmtree(self.root, ignore_errors=True)
+
+
+def pid_alive(pid):
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    with open("/proc/%d/stat" % pid) as f:
+        return f.read().split()[2] != "Z"
+
+
+def run_scenarios(scenarios, argv):
+    """main(): agent_it.py AGENT_BINARY SCENARIO..."""
+    binary, names = argv[1], argv[2:]
+    failed = 0
+    for name in names:
+        h = Harness(binary)
+        start = time.time()
+        try:
+            scenarios[name](h)
+            print("PASS %s (%.1f s)" % (name, time.time() - start))
+            h.close(keep=False)
+        except Exception as e:  # report every failure with the agents' logs
+            failed += 1
+            print("FAIL %s: %s" % (name, e))
+            for a in h.agents:
+                print("---- %s (exit %s) ----\n%s" % (a.name, a.proc.poll(), a.output()[-6000:]))
+            h.close(keep=True)
+    return 1 if failed else 0
