@@ -74,8 +74,13 @@ const FuncMap& test_funcs() {
     FuncMap m;
     register_builtins(m);
     m.add("trunc", Function{{Param::Int, Param::String}, false, false, [](const FuncArgs& a) {
-                              auto n = static_cast<size_t>(a[0].as_int());
-                              return Value::string(a[1].as_string().substr(0, n));
+                              // Sprig's trunc: negative counts keep the tail.
+                              int64_t c = a[0].as_int();
+                              const std::string& s = a[1].as_string();
+                              auto len = static_cast<int64_t>(s.size());
+                              if (c < 0 && len + c > 0) return Value::string(s.substr(len + c));
+                              if (c >= 0 && len > c) return Value::string(s.substr(0, c));
+                              return Value::string(s);
                             }});
     m.add("upper", Function{{Param::String}, false, false, [](const FuncArgs& a) {
                               std::string s = a[0].as_string();
