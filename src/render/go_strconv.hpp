@@ -35,6 +35,12 @@ bool valid_utf8(std::string_view s);
 /// (Unicode tables of Go 1.19).
 bool is_print(char32_t r);
 
+/// unicode.IsLetter (category L).
+bool is_letter(char32_t r);
+
+/// unicode.IsDigit (category Nd).
+bool is_digit(char32_t r);
+
 /// strconv.Quote (ascii_only false) or strconv.QuoteToASCII (ascii_only true).
 std::string quote(std::string_view s, bool ascii_only = false);
 

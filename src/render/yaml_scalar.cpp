@@ -122,8 +122,6 @@ std::optional<Resolved> lookup(std::string_view s) {
   } else if (any_of({"-.inf", "-.Inf", "-.INF"})) {
     r.kind = ScalarKind::Float;
     r.f = -std::numeric_limits<double>::infinity();
-  } else if (s == "<<") {
-    r.kind = ScalarKind::Merge;
   } else {
     return std::nullopt;
   }
@@ -161,8 +159,11 @@ std::optional<Resolved> resolve_number(std::string_view in) {
 }  // namespace
 
 Resolved resolve_plain(std::string_view in) {
+  if (in.empty()) return {ScalarKind::Null};
+  char c = in[0];
+  // Only scalars starting with a hint character are looked up or parsed ("<<" is not).
+  if (std::string_view("+-0123456789yYnNtTfFoO~.").find(c) == std::string_view::npos) return {};
   if (auto r = lookup(in)) return *r;
-  char c = in[0];  // not empty: "" is in the table
   bool map_hint = std::string_view("yYnNtTfFoO~").find(c) != std::string_view::npos;
   if (map_hint) return {};
   if (c == '.') {

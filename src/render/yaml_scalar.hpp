@@ -22,7 +22,8 @@ struct Resolved {
 
 /// resolve("", s): `y/yes/on/true…` bools, `~/null/""` null, ints (`0x`, `0o`, leading-0
 /// octal, `0b`, `_` separators, signs; int64 then uint64), floats (`1e3`, `.5`, `.inf`,
-/// `.nan`), `YYYY-…` timestamps, `<<`; anything else a string.
+/// `.nan`), `YYYY-…` timestamps; anything else a string (`<<` too: go-yaml's merge key is
+/// recognised by the decoder from the raw text, never by resolution).
 Resolved resolve_plain(std::string_view s);
 
 /// isBase60Float: `1:20`, `-1:30:00.5` (the emitter quotes these).
