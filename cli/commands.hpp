@@ -19,6 +19,10 @@ void register_template(CLI::App& app);
 void register_crds(CLI::App& app);
 void register_init(CLI::App& app);
 void register_values(CLI::App& app);
+void register_submit(CLI::App& app);
+void register_list(CLI::App& app);
+void register_delete(CLI::App& app);
+void register_install_crds(CLI::App& app);
 
 /// Every subcommand, in the order `ejob --help` lists them.
 inline constexpr CommandRow k_commands[] = {
@@ -26,6 +30,10 @@ inline constexpr CommandRow k_commands[] = {
     {"crds", register_crds},
     {"init", register_init},
     {"values", register_values},
+    {"submit", register_submit},
+    {"list", register_list},
+    {"delete", register_delete},
+    {"install-crds", register_install_crds},
 };
 
 }  // namespace ejob::cli

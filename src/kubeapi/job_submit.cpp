@@ -127,13 +127,7 @@ size_t prepare(Client& c, std::vector<Json>& objects, const std::string& submiss
   return *job;
 }
 
-void check_crd(Client& c, const Json& job) {
-  const std::string api_version = job.value("apiVersion", "");
-  if (!c.find_resource(api_version, k_job_kind))
-    throw Error(ErrorCode::NotFound,
-                "the cluster does not serve ElasticJob (" + api_version +
-                    "): its CRD is not installed; install it with `ejob install-crds`");
-}
+void check_crd(Client& c, const Json& job) { job_resource(c, job.value("apiVersion", "")); }
 
 std::string taken_message(const Json& o, const SubmitOptions& opts, bool job) {
   const std::string where = o["metadata"].contains("namespace")
@@ -184,6 +178,15 @@ std::exception_ptr send_dependents(Client& c, std::vector<Json>& objects, size_t
 }
 
 }  // namespace
+
+ResourceInfo job_resource(Client& c, const std::string& api_version) {
+  auto res = c.find_resource(api_version, k_job_kind);
+  if (!res)
+    throw Error(ErrorCode::NotFound,
+                "the cluster does not serve ElasticJob (" + api_version +
+                    "): its CRD is not installed; install it with `ejob install-crds`");
+  return *res;
+}
 
 std::string qualified_name(const Json& object) {
   std::string kind = object.value("kind", "");

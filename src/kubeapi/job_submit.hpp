@@ -53,6 +53,13 @@ inline constexpr const char* k_submission_annotation = "ejob.io/submission";
 /// removing what this call created.
 SubmitResult submit_job(Client& client, const RenderObjects& render, const SubmitOptions& options);
 
+/// The ElasticJob API version ejob sends.
+inline constexpr const char* k_job_api_version = "elastic.pytorch.org/v1alpha1";
+
+/// The ElasticJob resource. Throws ejob::Error(NotFound) saying to run `ejob install-crds`
+/// when the cluster does not serve it.
+ResourceInfo job_resource(Client& client, const std::string& api_version = k_job_api_version);
+
 /// "kind.group/name" as `kubectl -o name` prints an object.
 std::string qualified_name(const Json& object);
 

@@ -1,0 +1,100 @@
+/// `ejob delete NAME... [--all] [--wait]`: deletes ElasticJobs; the objects they own (etcd
+/// Service and Pod, claims, the controller's worker pods and services) follow through owner
+/// references, and the job's PersistentVolumes (cluster-scoped, so not ownable) are deleted by
+/// label. --wait returns once the job and its pods are gone.
+
+#include <iostream>
+#include <thread>
+
+#include "ejob/cli/commands.hpp"
+#include "ejob/cli/job.hpp"
+#include "ejob/cli/job_table.hpp"
+#include "ejob/cli/kube_flags.hpp"
+#include "ejob/kubeapi/job_submit.hpp"
+#include "ejob/util/error.hpp"
+
+namespace ejob::cli {
+namespace {
+
+struct DeleteFlags {
+  KubeFlags kube;
+  std::vector<std::string> names;
+  bool all = false;
+  bool wait = false;
+  int timeout_s = 300;
+};
+
+std::string instance_selector(const std::string& name) {
+  return "app.kubernetes.io/instance=" + name + "," + k_managed_by_ejob;
+}
+
+/// The job's remaining pods: its own (etcd) and the controller's workers.
+size_t pods_left(kubeapi::Client& c, const std::string& ns, const std::string& name) {
+  const kubeapi::ResourceInfo pods = c.resource("v1", "Pod");
+  return c.list(pods, ns, {instance_selector(name)}).items.size() +
+         c.list(pods, ns, {"job-name=" + name + ",group-name=elastic.pytorch.org"}).items.size();
+}
+
+void wait_gone(kubeapi::Client& c, const kubeapi::ResourceInfo& res, const std::string& ns,
+               const std::string& name, int timeout_s) {
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(timeout_s);
+  while (c.try_get(res, ns, name) || pods_left(c, ns, name) > 0) {
+    if (std::chrono::steady_clock::now() >= deadline)
+      throw Error(ErrorCode::Timeout, "elasticjob \"" + name + "\" was still being deleted after " +
+                                          std::to_string(timeout_s) + "s");
+    std::this_thread::sleep_for(std::chrono::milliseconds(250));
+  }
+}
+
+/// Deletes one job and its volumes; false when the job did not exist.
+bool delete_job(kubeapi::Client& c, const kubeapi::ResourceInfo& res, const std::string& ns,
+                const std::string& name) {
+  if (!c.remove(res, ns, name, kubeapi::Propagation::Foreground)) return false;
+  const kubeapi::ResourceInfo pvs = c.resource("v1", "PersistentVolume");
+  for (const auto& pv : c.list(pvs, "", {instance_selector(name)}).items)
+    c.remove(pvs, "", pv["metadata"].value("name", ""));
+  std::cout << "elasticjob.elastic.pytorch.org \"" << name << "\" deleted\n";
+  return true;
+}
+
+void run_delete(const DeleteFlags& f) {
+  if (f.all == !f.names.empty())
+    throw Error(ErrorCode::Usage,
+                f.all ? "--all takes no job names" : "name the jobs to delete, or pass --all");
+  KubeSession session = open_session(f.kube);
+  kubeapi::Client& c = *session.client;
+  const std::string ns =
+      f.kube.name_space.empty() ? std::string(k_job_namespace) : f.kube.name_space;
+  const kubeapi::ResourceInfo res = kubeapi::job_resource(c);
+  std::vector<std::string> names = f.names;
+  if (f.all)
+    for (const auto& job : c.list(res, ns, {k_managed_by_ejob}).items)
+      names.push_back(job["metadata"]["name"]);
+  std::vector<std::string> missing;
+  for (const std::string& name : names)
+    if (!delete_job(c, res, ns, name)) missing.push_back(name);
+  if (f.wait)
+    for (const std::string& name : names) wait_gone(c, res, ns, name, f.timeout_s);
+  if (f.all && names.empty()) std::cerr << "No jobs found in namespace " << ns << ".\n";
+  if (!missing.empty()) {
+    std::string list;
+    for (const auto& m : missing) list += (list.empty() ? "\"" : ", \"") + m + "\"";
+    throw Error(ErrorCode::NotFound, "elasticjob " + list + " not found in namespace " + ns);
+  }
+}
+
+}  // namespace
+
+void register_delete(CLI::App& app) {
+  auto flags = std::make_shared<DeleteFlags>();
+  CLI::App* cmd = app.add_subcommand("delete", "Delete jobs and everything they own");
+  cmd->add_option("names", flags->names, "Job names");
+  add_kube_flags(*cmd, flags->kube);
+  cmd->add_flag("--all", flags->all, "Every ejob job in the namespace");
+  cmd->add_flag("--wait", flags->wait, "Return once the jobs and their pods are gone");
+  cmd->add_option("--timeout", flags->timeout_s, "Seconds --wait waits")
+      ->check(CLI::PositiveNumber);
+  cmd->callback([flags] { run_delete(*flags); });
+}
+
+}  // namespace ejob::cli

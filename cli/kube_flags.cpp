@@ -1,0 +1,35 @@
+#include "ejob/cli/kube_flags.hpp"
+
+#include <unistd.h>
+
+#include <iostream>
+
+namespace ejob::cli {
+
+void add_kube_flags(CLI::App& app, KubeFlags& flags, NamespaceFlag ns) {
+  app.add_option("--kubeconfig", flags.kubeconfig,
+                 "Kubeconfig file (default: KUBECONFIG, ~/.kube/config)");
+  app.add_option("--context", flags.context, "Kubeconfig context (default: current-context)");
+  if (ns == NamespaceFlag::Add)
+    app.add_option("-n,--namespace", flags.name_space, "Namespace (default: elastic-job)");
+  app.add_option("--request-timeout", flags.request_timeout_s, "Seconds one request may take")
+      ->check(CLI::PositiveNumber);
+  app.add_flag("--debug", flags.debug, "Print each API request on stderr (no credentials)");
+}
+
+KubeSession open_session(const KubeFlags& flags, const std::string& name_space) {
+  kubeapi::Environment env = kubeapi::Environment::from_process();
+  kubeapi::RestConfig cfg =
+      kubeapi::load_config({flags.kubeconfig, flags.context, name_space}, env);
+  kubeapi::TransportOptions options;
+  options.request_timeout = std::chrono::seconds(flags.request_timeout_s);
+  if (flags.debug)
+    options.debug = [](const std::string& line) { std::cerr << "ejob: debug: " << line << '\n'; };
+  const auto terminal = isatty(0) ? kubeapi::Terminal::Yes : kubeapi::Terminal::No;
+  KubeSession s;
+  s.transport = std::make_unique<kubeapi::Transport>(std::move(cfg), std::move(options), terminal);
+  s.client = std::make_unique<kubeapi::Client>(*s.transport);
+  return s;
+}
+
+}  // namespace ejob::cli

@@ -1,0 +1,58 @@
+#include "ejob/cli/manifest_objects.hpp"
+
+#include "ejob/render/json.hpp"
+#include "ejob/render/manifests.hpp"
+#include "ejob/render/yaml_emit.hpp"
+#include "ejob/render/yaml_load.hpp"
+#include "ejob/util/error.hpp"
+
+namespace ejob::cli {
+
+std::vector<kubeapi::Json> parse_manifests(const std::string& text) {
+  std::vector<kubeapi::Json> out;
+  int index = 0;
+  for (const std::string& doc : render::split_manifests(text)) {
+    ++index;
+    render::YamlDecoded d = render::try_load_yaml(doc);
+    if (!d.error.empty())
+      throw Error(ErrorCode::Input,
+                  "YAML parse error on document " + std::to_string(index) + ": " + d.error);
+    if (d.value.is_nil()) continue;
+    kubeapi::Json obj = kubeapi::Json::parse(render::json::marshal(d.value));
+    if (!obj.is_object())
+      throw Error(ErrorCode::Input,
+                  "document " + std::to_string(index) + " is not a Kubernetes object");
+    out.push_back(std::move(obj));
+  }
+  return out;
+}
+
+Output parse_output(const std::string& value, const std::vector<std::string>& allowed) {
+  if (value.empty()) return Output::Text;
+  bool ok = false;
+  std::string list;
+  for (const std::string& a : allowed) {
+    ok = ok || a == value;
+    list += (list.empty() ? "" : ", ") + a;
+  }
+  if (!ok)
+    throw Error(ErrorCode::Usage,
+                "-o/--output: unknown format \"" + value + "\" (use one of: " + list + ")");
+  if (value == "name") return Output::Name;
+  if (value == "json") return Output::Json;
+  if (value == "yaml") return Output::Yaml;
+  return Output::Wide;
+}
+
+std::string format_objects(const std::vector<kubeapi::Json>& objects, Output output) {
+  kubeapi::Json doc = objects.size() == 1 ? objects[0]
+                                          : kubeapi::Json{{"apiVersion", "v1"},
+                                                          {"kind", "List"},
+                                                          {"items", objects},
+                                                          {"metadata", {{"resourceVersion", ""}}}};
+  if (output == Output::Json) return doc.dump(4) + "\n";
+  render::json::Decoded v = render::json::unmarshal(doc.dump());
+  return render::to_yaml(v.value);
+}
+
+}  // namespace ejob::cli

@@ -1,0 +1,28 @@
+#pragma once
+/// Rendered manifests (what `ejob template` prints) as API objects, and objects back as
+/// text for `-o json|yaml`. YAML is read as kubectl reads it (sigs.k8s.io/yaml: YAML 1.1
+/// scalars, then JSON), through the renderer's loader, so numbers and booleans come out as
+/// Helm and kubectl would send them.
+
+#include <string>
+#include <vector>
+
+#include "ejob/kubeapi/client.hpp"
+
+namespace ejob::cli {
+
+/// The objects of a multi-document YAML text; empty documents are skipped. Throws
+/// ejob::Error(Input) `YAML parse error on DOC N: …` for a document that cannot be read.
+std::vector<kubeapi::Json> parse_manifests(const std::string& text);
+
+/// Output format of -o.
+enum class Output { Text, Name, Json, Yaml, Wide };
+
+/// Parses an -o value among `allowed` ("name", "json", "yaml", "wide"); throws
+/// ejob::Error(Usage) naming the flag otherwise.
+Output parse_output(const std::string& value, const std::vector<std::string>& allowed);
+
+/// Objects as kubectl prints them with -o json/yaml: one object alone, several as a v1 List.
+std::string format_objects(const std::vector<kubeapi::Json>& objects, Output output);
+
+}  // namespace ejob::cli

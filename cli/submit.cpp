@@ -1,0 +1,132 @@
+/// `ejob submit [JOBFILE] [flags] [-- SCRIPT ARGS]`: resolve the job as `ejob template` does,
+/// render it, and send it with kubeapi::submit_job (CRD check, create-without-overwrite, owner
+/// references, rollback on failure, concurrent sends). `--dry-run=client` prints the rendered
+/// manifests and talks to no server; `--dry-run=server` sends everything with dryRun=All.
+/// Exit statuses: docs/exit-codes.md.
+
+#include <iostream>
+
+#include "ejob/cli/commands.hpp"
+#include "ejob/cli/job.hpp"
+#include "ejob/cli/kube_flags.hpp"
+#include "ejob/cli/manifest_objects.hpp"
+#include "ejob/cli/run.hpp"
+#include "ejob/kubeapi/job_submit.hpp"
+#include "ejob/util/error.hpp"
+
+namespace ejob::cli {
+namespace {
+
+enum class DryRunMode { None, Client, Server };
+
+struct SubmitFlags {
+  JobRequest request;
+  KubeFlags kube;
+  std::string dry_run;                          ///< "", client, server ("none" too)
+  const CLI::Option* dry_run_option = nullptr;  ///< to tell a bare --dry-run from none
+  std::string output;
+};
+
+/// The checked options (no I/O).
+struct SubmitPlan {
+  DryRunMode dry_run = DryRunMode::None;
+  Output output = Output::Text;
+};
+
+SubmitPlan validate(const SubmitFlags& f) {
+  SubmitPlan plan;
+  if (f.dry_run == "client" ||
+      (f.dry_run.empty() && f.dry_run_option && f.dry_run_option->count() > 0))
+    plan.dry_run = DryRunMode::Client;
+  else if (f.dry_run == "server")
+    plan.dry_run = DryRunMode::Server;
+  else if (!f.dry_run.empty() && f.dry_run != "none")
+    throw Error(ErrorCode::Usage,
+                "--dry-run: \"" + f.dry_run + "\" is not one of client, server, none");
+  plan.output = parse_output(f.output, {"name", "json", "yaml"});
+  return plan;
+}
+
+render::RenderIo render_io() {
+  render::RenderIo io;
+  io.read = read_input_file;
+  io.warn = [](const std::string& line) { std::cerr << line << '\n'; };
+  return io;
+}
+
+void print_client_dry_run(const std::vector<kubeapi::Json>& objects, const std::string& text,
+                          Output out) {
+  if (out == Output::Text) {
+    std::cout << text;
+  } else if (out == Output::Name) {
+    for (const auto& o : objects) std::cout << kubeapi::qualified_name(o) << '\n';
+  } else {
+    std::cout << format_objects(objects, out);
+  }
+}
+
+void print_result(const kubeapi::SubmitResult& r, const SubmitPlan& plan) {
+  if (plan.output == Output::Name) {
+    for (const auto& o : r.objects) std::cout << kubeapi::qualified_name(o) << '\n';
+    return;
+  }
+  if (plan.output != Output::Text) {
+    std::cout << format_objects(r.objects, plan.output);
+    return;
+  }
+  const std::string name = r.job["metadata"].value("name", "");
+  const std::string ns = r.job["metadata"].value("namespace", "");
+  std::cout << "elasticjob \"" << name << "\" submitted to namespace " << ns << " ("
+            << r.objects.size() << " objects"
+            << (plan.dry_run == DryRunMode::Server ? ", server dry run" : "") << ")\n";
+  if (plan.dry_run == DryRunMode::Server) return;
+  std::cout << "  follow:  ejob logs " << name << " -n " << ns << " -f\n"
+            << "  inspect: ejob describe " << name << " -n " << ns << "\n"
+            << "  remove:  ejob delete " << name << " -n " << ns << "\n";
+}
+
+void run_submit(SubmitFlags& f) {
+  JobRequest request = f.request;
+  request.flags.command = take_trailing_args();
+  const SubmitPlan plan = validate(f);
+  const render::RenderIo io = render_io();
+  const Job first = resolve_job(request, io.read);
+  if (plan.dry_run == DryRunMode::Client) {
+    const std::string text = render_job(first, io);
+    print_client_dry_run(parse_manifests(text), text, plan.output);
+    return;
+  }
+  KubeSession session = open_session(f.kube, first.name_space);
+  bool fresh = true;
+  kubeapi::RenderObjects render = [&] {
+    // The first rendering is `first`; a taken name makes resolve_job draw a new suffix.
+    const Job job = fresh ? first : resolve_job(request, io.read);
+    fresh = false;
+    return parse_manifests(render_job(job, io));
+  };
+  kubeapi::SubmitOptions options;
+  options.naming = request.exact_name ? kubeapi::NameChoice::Exact : kubeapi::NameChoice::Drawn;
+  options.dry_run =
+      plan.dry_run == DryRunMode::Server ? kubeapi::DryRun::All : kubeapi::DryRun::None;
+  options.name_space = first.name_space;
+  print_result(kubeapi::submit_job(*session.client, render, options), plan);
+}
+
+}  // namespace
+
+void register_submit(CLI::App& app) {
+  auto flags = std::make_shared<SubmitFlags>();
+  CLI::App* cmd = app.add_subcommand("submit", "Submit a job to the cluster (no kubectl needed)");
+  add_job_arguments(*cmd, flags->request);
+  add_value_flags(*cmd, flags->request);
+  add_kube_flags(*cmd, flags->kube, NamespaceFlag::Skip);
+  flags->dry_run_option =
+      cmd->add_option(
+             "--dry-run", flags->dry_run,
+             "client (also bare --dry-run): print the manifests; server: let the server check them")
+          ->expected(0, 1);
+  cmd->add_option("-o,--output", flags->output, "Print the created objects: name, json or yaml");
+  cmd->callback([flags] { run_submit(*flags); });
+}
+
+}  // namespace ejob::cli
