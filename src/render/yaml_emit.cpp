@@ -1,6 +1,7 @@
 #include "ejob/render/yaml_emit.hpp"
 
 #include <algorithm>
+#include <climits>
 #include <vector>
 
 #include "ejob/render/funcs.hpp"
@@ -14,8 +15,9 @@ namespace {
 
 // What go-yaml v2 holds after unmarshalling the JSON text of a value.
 struct YNode {
-  enum Kind : uint8_t { Scalar, String, Seq, Map } kind = Scalar;
+  enum Kind : uint8_t { Scalar, String, Seq, Map, Tagged } kind = Scalar;
   std::string text;  // Scalar: the plain text go-yaml writes (null, true, 12, 1.5e+06)
+  std::string tag;   // Tagged: `!!binary`, written before the plain text
   std::vector<YNode> items;
   std::vector<std::pair<std::string, YNode>> entries;
 };
@@ -115,6 +117,72 @@ YNode to_node(const Value& v) {
   return n;
 }
 
+std::string base64(std::string_view raw) {
+  static constexpr char k_alphabet[] =
+      "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+  std::string out;
+  for (size_t i = 0; i < raw.size(); i += 3) {
+    uint32_t n = static_cast<uint32_t>(static_cast<unsigned char>(raw[i])) << 16;
+    if (i + 1 < raw.size()) n |= static_cast<uint32_t>(static_cast<unsigned char>(raw[i + 1])) << 8;
+    if (i + 2 < raw.size()) n |= static_cast<unsigned char>(raw[i + 2]);
+    out += k_alphabet[(n >> 18) & 63];
+    out += k_alphabet[(n >> 12) & 63];
+    out += i + 1 < raw.size() ? k_alphabet[(n >> 6) & 63] : '=';
+    out += i + 2 < raw.size() ? k_alphabet[n & 63] : '=';
+  }
+  return out;
+}
+
+// go-yaml v3 encodes the Go value itself (no JSON step): numbers keep their Go type.
+YNode to_node_v3(const Value& v) {
+  YNode n;
+  switch (v.type()) {
+    case GoType::Nil: n.text = "null"; break;
+    case GoType::Bool: n.text = v.as_bool() ? "true" : "false"; break;
+    case GoType::Uint64: n.text = std::to_string(v.as_uint()); break;
+    case GoType::Int:
+    case GoType::Int64:
+    case GoType::Int32:
+    case GoType::Uint8: n.text = std::to_string(v.as_int()); break;
+    case GoType::Float64: n.text = yaml_float(v.as_float()); break;
+    case GoType::String:
+      if (go::valid_utf8(v.as_string())) {
+        n.kind = YNode::String;
+        n.text = v.as_string();
+      } else {
+        // Invalid UTF-8 cannot be written as text: v3 writes it base64-encoded as !!binary.
+        n.kind = YNode::Tagged;
+        n.tag = "!!binary";
+        n.text = base64(v.as_string());
+      }
+      break;
+    case GoType::Bytes:
+      n.kind = YNode::Seq;  // a []byte is a slice of uint8 to the encoder
+      for (char c : v.as_string())
+        n.items.push_back(YNode{YNode::Scalar, std::to_string(static_cast<unsigned char>(c))});
+      break;
+    case GoType::Object: {
+      Value u = v.as_object().underlying();
+      return u.is_nil() ? to_node_v3(Value::string(v.as_object().format_v())) : to_node_v3(u);
+    }
+    case GoType::ListAny:
+    case GoType::ListString:
+    case GoType::ListInt:
+      n.kind = YNode::Seq;
+      for (const Value& item : v.as_list()) n.items.push_back(to_node_v3(item));
+      break;
+    case GoType::MapAny:
+    case GoType::MapString:
+    case GoType::Values:
+      n.kind = YNode::Map;
+      for (const auto& [k, item] : v.as_map()) n.entries.emplace_back(k, to_node_v3(item));
+      std::sort(n.entries.begin(), n.entries.end(),
+                [](const auto& a, const auto& b) { return yaml_key_less(a.first, b.first); });
+      break;
+  }
+  return n;
+}
+
 // yamlprivateh.go's byte-class predicates (s must have the bytes they peek at).
 size_t width(unsigned char b) {
   if ((b & 0x80) == 0) return 1;
@@ -148,6 +216,10 @@ bool is_printable(std::string_view s, size_t i) {
          (b == 0xEF && !(b1 == 0xBB && b2 == 0xBF) && !(b1 == 0xBF && (b2 == 0xBE || b2 == 0xBF)));
 }
 
+/// Which go-yaml writes: v2 (toYaml) or v3 (toYamlPretty: no folding, sequences indented under
+/// their key, tabs allowed in block scalars, and a few indention-flag differences).
+enum class Flavor : uint8_t { V2, V3 };
+
 // yaml_emitter_analyze_scalar's verdict.
 struct Analysis {
   bool multiline = false;
@@ -157,10 +229,10 @@ struct Analysis {
   bool block_allowed = false;
 };
 
-Analysis analyze(std::string_view v) {
+Analysis analyze(std::string_view v, Flavor flavor = Flavor::V2) {
   Analysis a;
   if (v.empty()) return a;
-  bool block_ind = false, flow_ind = false, line_breaks = false, special = false;
+  bool block_ind = false, flow_ind = false, line_breaks = false, special = false, tabs = false;
   bool leading_space = false, leading_break = false, trailing_space = false, trailing_break = false;
   bool break_space = false, space_break = false, prev_space = false, prev_break = false;
   if (v.size() >= 3 && (v.starts_with("---") || v.starts_with("..."))) block_ind = flow_ind = true;
@@ -186,7 +258,10 @@ Analysis analyze(std::string_view v) {
     } else if (c == '#' && preceded_by_ws) {
       flow_ind = block_ind = true;
     }
-    if (!is_printable(v, i)) special = true;  // the emitter allows unicode
+    if (flavor == Flavor::V3 && c == '\t')
+      tabs = true;
+    else if (!is_printable(v, i))
+      special = true;  // the emitter allows unicode
     if (is_space(v, i)) {
       if (i == 0) leading_space = true;
       if (i + w == v.size()) trailing_space = true;
@@ -211,9 +286,9 @@ Analysis analyze(std::string_view v) {
     a.flow_plain_allowed = a.block_plain_allowed = false;
   if (trailing_space) a.block_allowed = false;
   if (break_space) a.flow_plain_allowed = a.block_plain_allowed = a.single_quoted_allowed = false;
-  if (space_break || special)
-    a.flow_plain_allowed = a.block_plain_allowed = a.single_quoted_allowed = a.block_allowed =
-        false;
+  if (space_break || tabs || special)
+    a.flow_plain_allowed = a.block_plain_allowed = a.single_quoted_allowed = false;
+  if (space_break || special) a.block_allowed = false;
   if (line_breaks) a.flow_plain_allowed = a.block_plain_allowed = false;
   if (flow_ind) a.flow_plain_allowed = false;
   if (block_ind) a.block_plain_allowed = false;
@@ -229,11 +304,11 @@ namespace ejob::render {
 namespace {
 
 constexpr int k_best_indent = 2;
-constexpr int k_best_width = 80;
 
 // go-yaml v2's emitter state for one document (emitterc.go), writing to `out`.
 class Emitter {
  public:
+  explicit Emitter(Flavor flavor) : m_v3(flavor == Flavor::V3), m_best_width(m_v3 ? INT_MAX : 80) {}
   std::string out;
 
   void document(const YNode& root) {
@@ -242,6 +317,8 @@ class Emitter {
   }
 
  private:
+  bool m_v3;
+  int m_best_width;  // v3 does not fold long lines unless asked to
   int m_column = 0;
   int m_indent = -1;
   std::vector<int> m_indents;
@@ -250,6 +327,7 @@ class Emitter {
   int m_flow_level = 0;
   bool m_root = false, m_sequence = false, m_mapping = false, m_simple_key = false;
 
+  Flavor flavor() const { return m_v3 ? Flavor::V3 : Flavor::V2; }
   void put(char c) {
     out += c;
     ++m_column;
@@ -257,6 +335,7 @@ class Emitter {
   void put_break() {
     out += '\n';
     m_column = 0;
+    if (m_v3) m_indention = true;  // v3 sets it here instead of at each caller
   }
   // write(): one whole UTF-8 character, one column.
   void write(std::string_view s, size_t& i) {
@@ -272,6 +351,7 @@ class Emitter {
     } else {
       write(s, i);
       m_column = 0;
+      if (m_v3) m_indention = true;
     }
   }
   void increase_indent(bool flow, bool indentless) {
@@ -290,7 +370,7 @@ class Emitter {
     if (!m_indention || m_column > indent || (m_column == indent && !m_whitespace)) put_break();
     while (m_column < indent) put(' ');
     m_whitespace = true;
-    m_indention = true;
+    if (!m_v3) m_indention = true;
   }
   void write_indicator(std::string_view ind, bool need_ws, bool is_ws, bool is_indention) {
     if (need_ws && !m_whitespace) put(' ');
@@ -307,6 +387,10 @@ class Emitter {
     switch (n.kind) {
       case YNode::Scalar: scalar(n.text, Style::Plain); return;
       case YNode::String: scalar(n.text, string_style(n.text)); return;
+      case YNode::Tagged:
+        write_indicator(n.tag, true, false, false);
+        scalar(n.text, Style::Plain);
+        return;
       case YNode::Seq:
         if (m_flow_level > 0 || n.items.empty())
           flow_empty("[", "]");
@@ -339,7 +423,8 @@ class Emitter {
   }
 
   void block_sequence(const YNode& n) {
-    increase_indent(false, m_mapping && !m_indention);
+    // v2 writes a sequence that is a mapping value at the key's indentation; v3 indents it.
+    increase_indent(false, !m_v3 && m_mapping && !m_indention);
     for (const YNode& item : n.items) {
       write_indent();
       write_indicator("-", true, false, true);
@@ -353,7 +438,7 @@ class Emitter {
     for (const auto& [key, value] : n.entries) {
       write_indent();
       YNode k{YNode::String, key, {}, {}};
-      if (!analyze(key).multiline && key.size() <= 128) {
+      if (!analyze(key, flavor()).multiline && key.size() <= 128) {
         node(k, false, false, true, true);
         write_indicator(":", false, false, false);
       } else {
@@ -383,7 +468,7 @@ class Emitter {
   }
 
   void scalar(std::string_view v, Style requested) {
-    Style style = select_style(v, requested, analyze(v));
+    Style style = select_style(v, requested, analyze(v, flavor()));
     increase_indent(true, false);
     bool breaks_ok = !m_simple_key;
     switch (style) {
@@ -396,11 +481,11 @@ class Emitter {
   }
 
   void plain(std::string_view v, bool allow_breaks) {
-    if (!m_whitespace) put(' ');
+    if (!m_whitespace && !(m_v3 && v.empty())) put(' ');
     bool spaces = false, breaks = false;
     for (size_t i = 0; i < v.size();) {
       if (is_space(v, i)) {
-        if (allow_breaks && !spaces && m_column > k_best_width && !is_space(v, i + 1)) {
+        if (allow_breaks && !spaces && m_column > m_best_width && !is_space(v, i + 1)) {
           write_indent();
           ++i;
         } else {
@@ -410,7 +495,7 @@ class Emitter {
       } else if (is_break(v, i)) {
         if (!breaks && v[i] == '\n') put_break();
         write_break(v, i);
-        m_indention = true;
+        if (!m_v3) m_indention = true;
         breaks = true;
       } else {
         if (breaks) write_indent();
@@ -419,7 +504,7 @@ class Emitter {
         spaces = breaks = false;
       }
     }
-    m_whitespace = false;
+    if (!(m_v3 && v.empty())) m_whitespace = false;
     m_indention = false;
   }
 
@@ -428,7 +513,7 @@ class Emitter {
     bool spaces = false, breaks = false;
     for (size_t i = 0; i < v.size();) {
       if (is_space(v, i)) {
-        if (allow_breaks && !spaces && m_column > k_best_width && i > 0 && i < v.size() - 1 &&
+        if (allow_breaks && !spaces && m_column > m_best_width && i > 0 && i < v.size() - 1 &&
             !is_space(v, i + 1)) {
           write_indent();
           ++i;
@@ -439,7 +524,7 @@ class Emitter {
       } else if (is_break(v, i)) {
         if (!breaks && v[i] == '\n') put_break();
         write_break(v, i);
-        m_indention = true;
+        if (!m_v3) m_indention = true;
         breaks = true;
       } else {
         if (breaks) write_indent();
@@ -489,7 +574,7 @@ class Emitter {
         escape(v, i);
         spaces = false;
       } else if (is_space(v, i)) {
-        if (allow_breaks && !spaces && m_column > k_best_width && i > 0 && i < v.size() - 1) {
+        if (allow_breaks && !spaces && m_column > m_best_width && i > 0 && i < v.size() - 1) {
           write_indent();
           if (is_space(v, i + 1)) put('\\');
           ++i;
@@ -535,14 +620,16 @@ class Emitter {
   void literal(std::string_view v) {
     write_indicator("|", true, false, false);
     block_hints(v);
-    put_break();
-    m_indention = true;
+    if (!m_v3) {
+      put_break();  // v3 leaves the line break to the first write_indent
+      m_indention = true;
+    }
     m_whitespace = true;
     bool breaks = true;
     for (size_t i = 0; i < v.size();) {
       if (is_break(v, i)) {
         write_break(v, i);
-        m_indention = true;
+        if (!m_v3) m_indention = true;
         breaks = true;
       } else {
         if (breaks) write_indent();
@@ -602,8 +689,14 @@ std::string to_yaml(const Value& v) {
   } catch (const FuncError& e) {
     throw FuncError{"error marshaling into JSON: " + e.message};
   }
-  Emitter e;
+  Emitter e(Flavor::V2);
   e.document(root);
+  return std::move(e.out);
+}
+
+std::string to_yaml_pretty(const Value& v) {
+  Emitter e(Flavor::V3);
+  e.document(to_node_v3(v));
   return std::move(e.out);
 }
 

@@ -17,6 +17,11 @@ namespace ejob::render {
 /// (`error marshaling into JSON: json: unsupported value: NaN`).
 std::string to_yaml(const Value& v);
 
+/// Helm's toYamlPretty before its newline trim: a go-yaml v3 Encoder with SetIndent(2) on the
+/// value itself (no JSON step: ints stay ints, NaN is `.nan`), sequences indented under their
+/// key, no line folding. Never throws.
+std::string to_yaml_pretty(const Value& v);
+
 /// go-yaml v2's key order (sorter.go keyList.Less) for two string keys: at the first
 /// differing rune, letters sort after non-letters, and runs of digits compare numerically.
 bool yaml_key_less(std::string_view a, std::string_view b);

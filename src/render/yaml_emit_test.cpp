@@ -42,3 +42,16 @@ TEST_CASE("yaml_emit: keys sort naturally, non-letters first") {
 
 }  // namespace
 }  // namespace ejob::render
+
+namespace ejob::render {
+namespace {
+
+TEST_CASE("yaml_emit: to_yaml_pretty matches a go-yaml v3 Encoder with SetIndent(2)") {
+  for (const auto& c : k_pretty_cases) {
+    INFO(c.want);
+    CHECK(to_yaml_pretty(c.value) == c.want);
+  }
+}
+
+}  // namespace
+}  // namespace ejob::render

@@ -141,7 +141,7 @@ def cpp_expr(v):
 def run_go(body, imports):
     """Runs a Go main whose body prints one base64 line per case; returns the decoded bytes."""
     src = 'package main\n\nimport (\n%s\n)\n\nfunc main() {\n%s\n}\n' % (
-        '\n'.join('\t"%s"' % i for i in imports), body)
+        '\n'.join('\t%s' % i if '"' in i else '\t"%s"' % i for i in imports), body)
     with tempfile.TemporaryDirectory() as d:
         path = os.path.join(d, 'main.go')
         with open(path, 'w') as f:
