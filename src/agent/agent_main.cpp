@@ -1,6 +1,7 @@
 #include "ejob/agent/agent_main.hpp"
 
 #include <curl/curl.h>
+#include <malloc.h>
 
 #include <cstdio>
 #include <memory>
@@ -14,10 +15,15 @@
 namespace ejob::agent {
 namespace {
 
-/// curl_global_init/cleanup for the process lifetime.
+/// curl_global_init/cleanup for the process lifetime. TLS is initialised only for https: the
+/// agent's footprint matters (it runs beside every training process).
 struct CurlGlobal {
-  CurlGlobal() { curl_global_init(CURL_GLOBAL_DEFAULT); }
+  explicit CurlGlobal(bool tls) {
+    curl_global_init(tls ? CURL_GLOBAL_DEFAULT : CURL_GLOBAL_NOTHING);
+  }
   ~CurlGlobal() { curl_global_cleanup(); }
+  CurlGlobal(const CurlGlobal&) = delete;
+  CurlGlobal& operator=(const CurlGlobal&) = delete;
 };
 
 std::unique_ptr<RoundSource> make_source(const LaunchConfig& c) {
@@ -45,7 +51,8 @@ void warn_omp(const LaunchConfig& c, const Environment& env) {
 }  // namespace
 
 int agent_main(int argc, char** argv) {
-  CurlGlobal curl;
+  // One malloc arena: the agent's few threads do little allocation, and every arena costs RSS.
+  mallopt(M_ARENA_MAX, 1);
   AgentSignals signals;  // before any thread, so that every thread inherits the mask
   std::unique_ptr<RoundSource> source;
   try {
@@ -58,6 +65,7 @@ int agent_main(int argc, char** argv) {
     }
     LaunchConfig config = make_launch_config(options, env, detect_host(env));
     warn_omp(config, env);
+    static CurlGlobal curl(config.backend == Backend::Etcd && config.etcd.protocol == "https");
     signals.exit_on_signal();
     source = make_source(config);
     Agent agent(config, env, *source, signals);

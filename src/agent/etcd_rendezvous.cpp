@@ -24,11 +24,16 @@ struct RetryableFailure {
   std::string reason;
 };
 
-/// torch's cas_delay(): a random 0–100 ms sleep that spreads concurrent CAS attempts.
-void cas_delay() {
+/// torch's cas_delay() sleeps uniform(0, 100 ms) before each CAS attempt. With many agents
+/// contending for one key that window is too short: almost every attempt fails and the
+/// requests grow with the square of the agents. The window here widens with the measured
+/// request latency and the number of consecutive failures, so attempts spread out and the
+/// time grows linearly; it is never shorter than torch's.
+void cas_delay(double latency_s, int failures) {
   thread_local std::mt19937 rng{std::random_device{}()};
-  std::uniform_int_distribution<int> ms(0, 100);
-  std::this_thread::sleep_for(std::chrono::milliseconds(ms(rng)));
+  double window = std::max(0.1, 2.0 * latency_s * (1 + failures));
+  std::uniform_real_distribution<double> d(0, window);
+  std::this_thread::sleep_for(std::chrono::duration<double>(d(rng)));
 }
 
 [[noreturn]] void fail_unexpected(const std::string& what, const EtcdResult& r) {
@@ -81,9 +86,12 @@ void EtcdRendezvous::create_path_if_not_exists(const std::string& p, std::option
 }
 
 EtcdRendezvous::Observed EtcdRendezvous::get_state() {
+  auto start = Clock::now();
   EtcdResult r = m_client.get(path("/rdzv/active_version"));
-  if (r.is(etcd_error::key_not_found))
-    throw RetryableFailure{"the rendezvous state disappeared (key not found)"};
+  double took = std::chrono::duration<double>(Clock::now() - start).count();
+  m_latency_s = 0.8 * m_latency_s + 0.2 * took;
+  // The round was destroyed: creating the next one is the next step (torch sleeps 1 s first).
+  if (r.is(etcd_error::key_not_found)) throw RetryImmediately{};
   if (!r.ok()) fail_unexpected("get active_version", r);
   return {r.node.value, r.etcd_index, parse_rdzv_state(r.node.value)};
 }
@@ -153,7 +161,10 @@ RendezvousResult EtcdRendezvous::init_phase() {
     handle_existing(*s.version);
     throw RetryImmediately{};
   }
-  wait_for_change(obs.etcd_index + 1, std::nullopt);
+  // torch sleeps 1 s after this watch in any case; once the state has moved on there is
+  // nothing to wait for, so retry at once (same requests, earlier).
+  Observed next = wait_for_change(obs.etcd_index + 1, std::nullopt);
+  if (next.raw != obs.raw) throw RetryImmediately{};
   throw RetryableFailure{"the rendezvous is in a transitional state (" + s.status + ")"};
 }
 
@@ -215,8 +226,8 @@ RendezvousResult EtcdRendezvous::join_phase(const std::string& version) {
 }
 
 int EtcdRendezvous::join(const std::string& version, Observed& out) {
-  while (true) {
-    cas_delay();
+  for (int failures = 0;; ++failures) {
+    cas_delay(m_latency_s, failures);
     Observed obs = get_state();
     RdzvState s = obs.state;
     if (s.status != "joinable")
@@ -255,14 +266,14 @@ void EtcdRendezvous::last_call(const std::string& version, Clock::time_point dea
       frozen.status = "frozen";
       frozen.keep_alives = std::vector<std::string>{};
       if (cas(to_json(frozen), obs.raw, k_frozen_ttl)) return;
-      cas_delay();
+      cas_delay(m_latency_s, 0);
       obs = get_state();
       continue;
     }
     // Refresh the joinable TTL (guarded by CAS on the same value), then watch for a change.
     std::optional<EtcdResult> r = cas(obs.raw, obs.raw, k_joinable_ttl);
     if (!r) {
-      cas_delay();
+      cas_delay(m_latency_s, 0);
       obs = get_state();
       continue;
     }
@@ -275,24 +286,42 @@ void EtcdRendezvous::wait_for(const std::string& status, const std::string& from
                               const std::string& version) {
   Observed obs = get_state();
   while (true) {
-    if (obs.state.status == status && obs.state.version == version) return;
-    if (obs.state.status != from || obs.state.version != version)
+    const RdzvState& s = obs.state;
+    if (s.status == status && s.version == version) return;
+    if (s.status != from || s.version != version)
       throw RetryableFailure{"the round can no longer become " + status};
+    // Every join or confirmation wakes every watcher. While many more must happen before the
+    // transition we wait for, sleep through them and re-read, instead of waking N times.
+    auto done =
+        static_cast<int>(from == "joinable" ? s.participants->size() : s.keep_alives->size());
+    int needed = from == "joinable" ? m_min : static_cast<int>(s.participants->size());
+    if (needed - done > 1) {
+      double nap = std::min(1.0, (needed - done) * m_latency_s);
+      std::this_thread::sleep_for(std::chrono::duration<double>(nap));
+      check_deadline();
+      obs = get_state();
+      continue;
+    }
     obs = wait_for_change(obs.etcd_index + 1, std::nullopt);
   }
 }
 
 void EtcdRendezvous::confirm(const std::string& version, int rank) {
   std::string key = path("/rdzv/v_" + version + "/rank_" + std::to_string(rank));
-  while (true) {
-    cas_delay();
+  Clock::time_point key_written{};
+  for (int failures = 0;; ++failures) {
+    cas_delay(m_latency_s, failures);
     Observed obs = get_state();
     RdzvState s = obs.state;
     if (s.status != "frozen" || s.version != version) throw RetryImmediately{};
-    EtcdWrite keep;
-    keep.ttl = k_keep_alive_ttl;
-    EtcdResult k = m_client.write(key, keep);
-    if (!k.ok()) fail_unexpected("create keep-alive " + key, k);
+    // torch re-creates the key before every attempt; once per half TTL keeps it as fresh.
+    if (Clock::now() - key_written > std::chrono::seconds(k_keep_alive_ttl / 2)) {
+      EtcdWrite keep;
+      keep.ttl = k_keep_alive_ttl;
+      EtcdResult k = m_client.write(key, keep);
+      if (!k.ok()) fail_unexpected("create keep-alive " + key, k);
+      key_written = Clock::now();
+    }
     s.keep_alives->push_back(key);
     bool finalize = s.keep_alives->size() == s.participants->size();
     if (finalize) {
@@ -315,8 +344,8 @@ void EtcdRendezvous::handle_existing(const std::string& version) {
 }
 
 void EtcdRendezvous::announce_waiting(const std::string& version) {
-  while (true) {
-    cas_delay();
+  for (int failures = 0;; ++failures) {
+    cas_delay(m_latency_s, failures);
     Observed obs = get_state();
     RdzvState s = obs.state;
     if (s.status != "final" || s.version != version) throw RetryImmediately{};
@@ -372,9 +401,15 @@ EtcdRendezvous::Observed EtcdRendezvous::wait_for_change(std::int64_t index,
   double overall =
       std::max(std::chrono::duration<double>(m_deadline - Clock::now()).count(), 0.0) + 1.0;
   double t = timeout_s ? std::min(*timeout_s, overall) : overall;
-  m_client.watch(path("/rdzv/active_version"), index, false, static_cast<long>(t * 1000));
+  EtcdResult w =
+      m_client.watch(path("/rdzv/active_version"), index, false, static_cast<long>(t * 1000));
   check_deadline();
-  return get_state();
+  // The event carries the new value (exact bytes, usable for CAS): no GET needed, which
+  // halves the requests of N agents woken by every change. Deletes and expiries re-read.
+  bool carries_value = w.ok() && (w.action == "set" || w.action == "compareAndSwap" ||
+                                  w.action == "create" || w.action == "update");
+  if (!carries_value) return get_state();
+  return {w.node.value, w.node.modified_index, parse_rdzv_state(w.node.value)};
 }
 
 std::string EtcdRendezvous::setup_store(const std::string& version) {
@@ -409,7 +444,7 @@ void EtcdRendezvous::set_closed() {
     s.status = "closed";
     if (cas(to_json(s), r.node.value, std::nullopt)) return;
     log_debug("set closed CAS unsuccessful, retrying");
-    cas_delay();
+    cas_delay(m_latency_s, 0);
   }
 }
 

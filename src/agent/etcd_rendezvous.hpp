@@ -103,7 +103,9 @@ class EtcdRendezvous {
   std::chrono::steady_clock::time_point m_deadline;
   std::unique_ptr<LeaseRenewer> m_run_lease;
   std::unique_ptr<LeaseRenewer> m_keep_alive;
-  std::string m_own_keep_alive;  ///< the keep-alive key of the last round this agent completed
+  std::string m_own_keep_alive;
+  double m_latency_s = 0.002;  ///< moving average of the state GET's round trip  ///< the
+                               ///< keep-alive key of the last round this agent completed
 };
 
 }  // namespace ejob::agent

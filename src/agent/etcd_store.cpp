@@ -50,7 +50,9 @@ std::vector<std::string> EtcdStore::get(const std::vector<std::string>& keys) {
   std::vector<std::string> paths;
   for (const auto& k : keys) paths.push_back(m_dir + "/" + b64encode(k));
   while (true) {
+    auto asked = Clock::now();
     EtcdResult list = with_retries(deadline, [&] { return m_client.get(m_dir); });
+    double latency = std::chrono::duration<double>(Clock::now() - asked).count();
     std::map<std::string, std::string> found;
     if (list.ok())
       for (const auto& n : list.node.nodes) found[n.key] = n.value;
@@ -69,6 +71,14 @@ std::vector<std::string> EtcdStore::get(const std::vector<std::string>& keys) {
       throw Error(ErrorCode::Timeout, "timed out after " +
                                           std::to_string(m_timeout.count() / 1000) +
                                           " s waiting for store keys: " + missing);
+    // Many keys still missing: every one of them will wake a watch; sleep through most of
+    // them and list again instead (N agents waiting for N keys stay O(N) requests, not N^2).
+    size_t missing_count = paths.size() - values.size();
+    if (list.ok() && missing_count > 1) {
+      double nap = std::min(1.0, static_cast<double>(missing_count) * latency);
+      std::this_thread::sleep_for(std::chrono::duration<double>(nap));
+      continue;
+    }
     // A missing directory has no index to watch from; poll it briefly instead.
     if (!list.ok()) {
       std::this_thread::sleep_for(std::chrono::milliseconds(100));
@@ -103,11 +113,16 @@ std::int64_t EtcdStore::add(const std::string& key, std::int64_t delta) {
 std::vector<std::string> synchronize(EtcdStore& store, const std::string& data, int rank,
                                      int world_size, const std::string& prefix) {
   store.set(prefix + std::to_string(rank), data);
-  std::vector<std::string> values;
-  for (int i = 0; i < world_size; ++i) values.push_back(store.get({prefix + std::to_string(i)})[0]);
+  // torch gets the keys one by one (one directory listing each); waiting for all of them in
+  // one get() reads the same keys with N times fewer requests.
+  std::vector<std::string> keys;
+  for (int i = 0; i < world_size; ++i) keys.push_back(prefix + std::to_string(i));
+  std::vector<std::string> values = store.get(keys);
   store.set(prefix + std::to_string(rank) + ".FIN", "FIN");
-  if (rank == 0)
-    for (int i = 0; i < world_size; ++i) store.get({prefix + std::to_string(i) + ".FIN"});
+  if (rank == 0) {
+    for (auto& k : keys) k += ".FIN";
+    store.get(keys);
+  }
   return values;
 }
 

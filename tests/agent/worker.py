@@ -36,6 +36,7 @@ def main():
     rec = {k: os.environ.get(k) for k in KEYS}
     rec["argv"] = sys.argv[1:]
     rec["pid"] = os.getpid()
+    rec["t"] = time.time()
     rec["pgid"] = os.getpgid(0)
     if a.child:
         rec["child"] = subprocess.Popen(["sleep", "300"]).pid

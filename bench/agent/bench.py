@@ -1,0 +1,160 @@
+"""ejob-agent next to torchrun (Debian's torch 1.13 through tests/agent/torchrun_wrapper.py) on
+one real etcd, in one run. Prints each figure and the ratio torchrun / ejob-agent.
+
+  1. peak RSS of the agent process (VmHWM), 1 node, 1 worker
+  2. kill -9 of one worker (2 nodes, --max_restarts=1) -> both workers running again
+  3. launch of 4 agents (--nnodes=4) -> all 4 workers running
+  4. rendezvous of N ejob-agents, N = 2..128 (launch -> all N workers running)
+
+Workers are the stdlib test worker (tests/agent/worker.py) so the figures measure the agents,
+not torch's import time. Usage: bench.py AGENT_BINARY [--max-n 128] [--repeat 3]
+"""
+import argparse
+import os
+import signal
+import statistics
+import sys
+import time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, os.path.join(HERE, "..", "..", "tests", "agent"))
+from harness import Harness, wait_until  # noqa: E402
+
+
+def rdzv(h, run_id, nnodes, *extra):
+    return ["--rdzv_backend=etcd", "--rdzv_endpoint=" + h.etcd.endpoint, "--rdzv_id=" + run_id,
+            "--nnodes=" + nnodes] + list(extra)
+
+
+def start(h, kind, tag, args):
+    return h.ejob(tag, args) if kind == "ejob" else h.torchrun(tag, args)
+
+
+def peak_rss_kib(agent):
+    """Samples VmHWM of the agent process until it exits."""
+    peak = 0
+    while agent.proc.poll() is None:
+        try:
+            with open("/proc/%d/status" % agent.proc.pid) as f:
+                for line in f:
+                    if line.startswith("VmHWM:"):
+                        peak = max(peak, int(line.split()[1]))
+        except (FileNotFoundError, ProcessLookupError):
+            break
+        time.sleep(0.02)
+    return peak
+
+
+def bench_rss(binary, kind, n):
+    h = Harness(binary)
+    try:
+        h.start_etcd()
+        hold = os.path.join(h.root, "release")
+        a = start(h, kind, "a", rdzv(h, "rss%d" % n, "1") + h.worker_args("--hold", hold))
+        wait_until(lambda: h.records(), 60, "the worker")
+        time.sleep(0.5)
+        open(hold, "w").close()
+        return peak_rss_kib(a)
+    finally:
+        h.close(keep=False)
+
+
+def bench_crash(binary, kind, n):
+    """Seconds from kill -9 of a worker to both workers of the next round running."""
+    h = Harness(binary)
+    try:
+        h.start_etcd()
+        hold = os.path.join(h.root, "release")
+        args = rdzv(h, "crash%d" % n, "2", "--max_restarts=1") + h.worker_args("--hold", hold)
+        agents = [start(h, kind, "a%d" % i, args) for i in range(2)]
+        first = wait_until(lambda: len(h.records()) == 2 and h.records(), 120, "round 1")
+        time.sleep(1.0)
+        victim = first[1]
+        t_kill = time.time()
+        os.kill(victim["pid"], signal.SIGKILL)
+        port = victim["MASTER_PORT"]
+        second = wait_until(lambda: (lambda r: r if len(r) == 2 else None)(
+            [r for r in h.records() if r["MASTER_PORT"] != port]), 120, "round 2")
+        open(hold, "w").close()
+        for a in agents:
+            a.wait(60)
+        return max(r["t"] for r in second) - t_kill
+    finally:
+        h.close(keep=False)
+
+
+def bench_start(binary, kind, n, nodes=4):
+    """Seconds from launching `nodes` agents to all their workers running."""
+    h = Harness(binary)
+    try:
+        h.start_etcd()
+        hold = os.path.join(h.root, "release")
+        args = rdzv(h, "start%d" % n, str(nodes)) + h.worker_args("--hold", hold)
+        t0 = time.time()
+        agents = [start(h, kind, "a%d" % i, args) for i in range(nodes)]
+        recs = wait_until(lambda: len(h.records()) == nodes and h.records(), 300, "all workers")
+        open(hold, "w").close()
+        for a in agents:
+            a.wait(120)
+        return max(r["t"] for r in recs) - t0
+    finally:
+        h.close(keep=False)
+
+
+def bench_scale(binary, n):
+    """ejob-agents only: N agents, --nnodes=N, a shell worker; launch -> all workers ran."""
+    h = Harness(binary)
+    try:
+        h.start_etcd()
+        args = rdzv(h, "scale%d" % n, str(n), "--no_python") + \
+            ["/bin/sh", "-c", 'date +%s.%N > "$0/.$RANK" && mv "$0/.$RANK" "$0/$RANK"', h.out]
+        t0 = time.time()
+        agents = [h.ejob("a%d" % i, args) for i in range(n)]
+        done = lambda: [f for f in os.listdir(h.out) if not f.startswith(".")]  # noqa: E731
+        wait_until(lambda: len(done()) == n, 600, "all workers")
+        t_end = max(float(open(os.path.join(h.out, f)).read()) for f in done())
+        for a in agents:
+            a.wait(300)
+        return t_end - t0
+    finally:
+        h.close(keep=False)
+
+
+def median_of(fn, repeat):
+    values = [fn(i) for i in range(repeat)]
+    return statistics.median(values), values
+
+
+def main():
+    p = argparse.ArgumentParser()
+    p.add_argument("agent")
+    p.add_argument("--repeat", type=int, default=3)
+    p.add_argument("--max-n", type=int, default=128)
+    a = p.parse_args()
+    binary = os.path.abspath(a.agent)
+    rows = []
+    for name, fn, unit, target in [("peak RSS of the agent", bench_rss, "MiB", 20),
+                                   ("worker crash -> all workers restarted", bench_crash, "s", 10),
+                                   ("4-node start -> all workers running", bench_start, "s", 3)]:
+        e, ev = median_of(lambda i: fn(binary, "ejob", i), a.repeat)
+        t, tv = median_of(lambda i: fn(binary, "torchrun", i), a.repeat)
+        if unit == "MiB":
+            e, t, ev, tv = e / 1024, t / 1024, [v / 1024 for v in ev], [v / 1024 for v in tv]
+        ratio = t / e if e else float("inf")
+        rows.append((name, e, t, unit, ratio, target))
+        print("%-40s ejob-agent %8.3f %s  torchrun %8.3f %s  ratio %6.1fx (target >= %dx) %s"
+              % (name, e, unit, t, unit, ratio, target, "ok" if ratio >= target else "MISSED"),
+              flush=True)
+        print("    runs: ejob %s torchrun %s" % (["%.3f" % v for v in ev], ["%.3f" % v for v in tv]),
+              flush=True)
+    print("rendezvous of N ejob-agents (launch -> all N workers ran):", flush=True)
+    n, prev = 2, None
+    while n <= a.max_n:
+        s = bench_scale(binary, n)
+        growth = "" if prev is None else "  x%.2f for x2 agents" % (s / prev)
+        print("    N=%4d  %7.3f s  %.1f ms/agent%s" % (n, s, 1000 * s / n, growth), flush=True)
+        prev, n = s, n * 2
+
+
+if __name__ == "__main__":
+    main()
