@@ -177,6 +177,8 @@ std::optional<Time> parse(std::string_view layout_text, std::string_view value_t
       break;
     }
     layout = c.suffix;
+    // The value Go's ParseError shows: where the failing element started, or past the
+    // characters Go consumed before checking them.
     std::string_view hold = value;
     try {
       switch (c.std) {
@@ -189,6 +191,7 @@ std::optional<Time> parse(std::string_view layout_text, std::string_view value_t
         }
         case kLongYear:
           if (value.size() < 4 || !digit_at(value, 0)) throw Bad{};
+          hold = value.substr(4);  // Go reports the value after the four digits
           year = go_atoi(value.substr(0, 4));
           value.remove_prefix(4);
           break;
@@ -241,6 +244,7 @@ std::optional<Time> parse(std::string_view layout_text, std::string_view value_t
             if (next == kFracSecond0 || next == kFracSecond9) break;
             size_t n = 2;
             while (digit_at(value, n)) ++n;
+            hold = value.substr(n);
             nsec = nanoseconds(value, n);
             value.remove_prefix(n);
           }
@@ -251,6 +255,7 @@ std::optional<Time> parse(std::string_view layout_text, std::string_view value_t
           if (value.size() < 2) throw Bad{};
           std::string_view p = value.substr(0, 2);
           value.remove_prefix(2);
+          hold = value;
           bool upper = c.std == kPM;
           if (p == (upper ? "PM" : "pm")) {
             pm = true;
@@ -276,6 +281,7 @@ std::optional<Time> parse(std::string_view layout_text, std::string_view value_t
         case kFracSecond0: {
           size_t ndigit = 1 + static_cast<size_t>(c.frac_digits);
           if (value.size() < ndigit) throw Bad{};
+          hold = value.substr(ndigit);
           nsec = nanoseconds(value, ndigit);
           value.remove_prefix(ndigit);
           break;
@@ -285,6 +291,7 @@ std::optional<Time> parse(std::string_view layout_text, std::string_view value_t
             break;
           size_t i = 0;
           while (digit_at(value, i + 1)) ++i;
+          hold = value.substr(1 + i);
           nsec = nanoseconds(value, 1 + i);
           value.remove_prefix(1 + i);
           break;
@@ -325,6 +332,7 @@ std::optional<Time> parse(std::string_view layout_text, std::string_view value_t
             sign = value.substr(0, 1), hh = value.substr(1, 2), mm = value.substr(3, 2);
             value.remove_prefix(5);
           }
+          hold = value;  // the offset's characters are consumed before they are checked
           int h = getnum(hh, true), m = getnum(mm, true), s = getnum(ss, true);
           zone_offset = (h * 60 + m) * 60 + s;
           have_offset = true;

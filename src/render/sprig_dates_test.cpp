@@ -44,6 +44,11 @@ TEST_CASE("sprig: toDate parses with Go layouts and reports Go's errors") {
         "parsing time \"2017-12-31x\": extra text: \"x\"");
   CHECK(error_of("mustToDate", {S("Jan 2006"), S("Foo 2017")}) ==
         "parsing time \"Foo 2017\" as \"Jan 2006\": cannot parse \"Foo 2017\" as \"Jan\"");
+  CHECK(error_of("mustToDate", {S("2006-01-02"), S("4:05PM")}) ==
+        "parsing time \"4:05PM\" as \"2006-01-02\": cannot parse \"PM\" as \"2006\"");
+  CHECK(error_of("mustToDate", {S("3:04PM"), S("10:20:30,123 +0130")}) ==
+        "parsing time \"10:20:30,123 +0130\" as \"3:04PM\": cannot parse \"0,123 +0130\" as "
+        "\"PM\"");
   CHECK(error_of("mustToDate", {S("2006-01-02 15:04:05.000"), S("2017-12-31 10:00:00.12")}) ==
         "parsing time \"2017-12-31 10:00:00.12\" as \"2006-01-02 15:04:05.000\": cannot parse "
         "\".12\" as \".000\"");

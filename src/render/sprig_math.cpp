@@ -118,6 +118,18 @@ double round(const FuncArgs& a) {
   return (frac >= round_on ? std::ceil(digit) : std::floor(digit)) / pow;
 }
 
+/// strconv.Atoi with its error dropped: syntax errors give 0, out-of-range values the clamped
+/// bound (ParseInt returns it alongside the range error).
+int64_t atoi(std::string_view s) {
+  if (std::optional<int64_t> v = parse_go_int(s, 10)) return *v;
+  std::string_view digits = s;
+  if (!digits.empty() && (digits[0] == '+' || digits[0] == '-')) digits.remove_prefix(1);
+  bool syntax_ok =
+      !digits.empty() && digits.find_first_not_of("0123456789") == std::string_view::npos;
+  if (!syntax_ok) return 0;
+  return s[0] == '-' ? std::numeric_limits<int64_t>::min() : std::numeric_limits<int64_t>::max();
+}
+
 using DecimalOp = Decimal (*)(const Decimal&, const Decimal&);
 
 /// Sprig's execDecimalOp: every operand through float64 and decimal.NewFromFloat.
@@ -206,9 +218,8 @@ void register_sprig_math(FuncMap& map, const std::shared_ptr<const Env>& /*env*/
             return int_list(until_step(a[0].as_int(), a[1].as_int(), a[2].as_int()));
           }));
   map.add("seq", fn_variadic({P::Int}, [](const FuncArgs& a) { return Value::string(seq(a)); }));
-  map.add("atoi", fn({P::String}, [](const FuncArgs& a) {
-            return Value::integer(parse_go_int(a[0].as_string(), 10).value_or(0));
-          }));
+  map.add("atoi", fn({P::String},
+                     [](const FuncArgs& a) { return Value::integer(atoi(a[0].as_string())); }));
   map.add("int64", fn({P::Any}, [=](const FuncArgs& a) { return i64(to_int64(a[0])); }));
   map.add("int", fn({P::Any}, [](const FuncArgs& a) { return Value::integer(to_int64(a[0])); }));
   map.add("float64", fn({P::Any}, [=](const FuncArgs& a) { return f64(to_float64(a[0])); }));

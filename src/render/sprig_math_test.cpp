@@ -54,6 +54,7 @@ TEST_CASE("sprig: conversions follow spf13/cast and strconv") {
   CHECK(show("float64", {S("1e400")}) == "0");
   CHECK(show("atoi", {S("42")}) == "42");
   CHECK(show("atoi", {S("x")}) == "0");
+  CHECK(show("atoi", {S("9223372036854775808")}) == "9223372036854775807");
   CHECK(show("toDecimal", {S("0777")}) == "511");
   CHECK(show("toDecimal", {I(17)}) == "15");
 }

@@ -2,6 +2,7 @@
 // urlJoin (net/url Parse and URL.String of Go 1.19), Sprig's own `fail`, and getHostByName
 // (Helm replaces it; without DNS access here it resolves nothing and panics as Sprig does on an
 // empty answer).
+#include <algorithm>
 #include <string>
 #include <string_view>
 
@@ -110,6 +111,7 @@ std::string escape(std::string_view s, Enc mode) {
 
 struct UrlError {
   std::string message;
+  bool whole_url = false;  ///< the error names the URL with its fragment (setFragment's errors)
 };
 
 int hex_value(char c) {
@@ -235,6 +237,12 @@ Url parse_url(std::string_view raw) {
       size_t at = authority.rfind('@');
       u.host = parse_host(at == std::string_view::npos ? authority : authority.substr(at + 1));
       if (at != std::string_view::npos) {
+        std::string_view info = authority.substr(0, at);
+        bool valid = std::all_of(info.begin(), info.end(), [](char c) {
+          return (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') ||
+                 std::string_view("-._:~!$&'()*+,;=%@").find(c) != std::string_view::npos;
+        });
+        if (!valid) throw UrlError{"net/url: invalid userinfo"};
         u.has_user = true;
         u.userinfo = userinfo_string(authority.substr(0, at));
       }
@@ -243,7 +251,12 @@ Url parse_url(std::string_view raw) {
   } else {
     u.path = "*";
   }
-  u.fragment = unescape(frag, Enc::Fragment);
+  try {
+    u.fragment = unescape(frag, Enc::Fragment);
+  } catch (UrlError& e) {
+    e.whole_url = true;
+    throw;
+  }
   return u;
 }
 
@@ -262,7 +275,10 @@ Value url_parse(const std::string& raw) {
   try {
     u = parse_url(raw);
   } catch (const UrlError& e) {
-    throw FuncError{"unable to parse url: parse " + go::quote(raw) + ": " + e.message};
+    // url.Parse reports the URL without its fragment unless the fragment itself is bad.
+    std::string_view shown =
+        e.whole_url ? std::string_view(raw) : std::string_view(raw).substr(0, raw.find('#'));
+    throw FuncError{"unable to parse url: parse " + go::quote(shown) + ": " + e.message};
   }
   Map d;
   d["scheme"] = Value::string(u.scheme);

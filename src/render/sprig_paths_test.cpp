@@ -29,6 +29,8 @@ TEST_CASE("sprig: urlParse and urlJoin follow net/url") {
         "map[fragment: host: hostname: opaque: path:/x:y query: scheme: userinfo:]");
   CHECK(error_of("urlParse", {S("http://[::1")}) ==
         "unable to parse url: parse \"http://[::1\": missing ']' in host");
+  CHECK(error_of("urlParse", {S("https://Ö@h#f")}) ==
+        "unable to parse url: parse \"https://Ö@h\": net/url: invalid userinfo");
   CHECK(error_of("urlParse", {S("1:b")}) ==
         "unable to parse url: parse \"1:b\": first path segment in URL cannot contain colon");
   CHECK(show("urlJoin", {M({{"scheme", S("https")},
