@@ -5,6 +5,8 @@
 #include "ejob/render/engine.hpp"
 
 #include <algorithm>
+#include <chrono>
+#include <random>
 #include <unordered_map>
 
 #include "ejob/render/exec.hpp"
@@ -209,6 +211,19 @@ void register_helm_functions(EngineState& impl) {
 }  // namespace
 
 struct Engine::Impl : EngineState {};
+
+Env Env::system() {
+  Env env;
+  env.now_unix_nanos = [] {
+    return static_cast<int64_t>(std::chrono::duration_cast<std::chrono::nanoseconds>(
+                                    std::chrono::system_clock::now().time_since_epoch())
+                                    .count());
+  };
+  // Sprig's random functions are not reproducible in Helm either; seed from the OS.
+  auto engine = std::make_shared<std::mt19937_64>(std::random_device{}());
+  env.random_u64 = [engine] { return (*engine)(); };
+  return env;
+}
 
 Engine::Engine(std::shared_ptr<const Env> env) : m_impl(std::make_unique<Impl>()) {
   m_impl->env = env ? std::move(env) : std::make_shared<const Env>(Env::system());
