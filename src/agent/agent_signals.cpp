@@ -41,7 +41,17 @@ AgentSignals::AgentSignals() {
   ::prctl(PR_SET_CHILD_SUBREAPER, 1);
 }
 
-AgentSignals::~AgentSignals() { ::close(m_fd); }
+AgentSignals::~AgentSignals() {
+  ::close(m_fd);
+  // Give the process its ordinary signal behaviour back (tests create several in a row).
+  struct sigaction sa {};
+  sa.sa_handler = SIG_DFL;
+  sigemptyset(&sa.sa_mask);
+  for (int s : k_forwarded) ::sigaction(s, &sa, nullptr);
+  sigset_t all = forwarded_set();
+  sigaddset(&all, SIGCHLD);
+  pthread_sigmask(SIG_UNBLOCK, &all, nullptr);
+}
 
 void AgentSignals::exit_on_signal() {
   sigset_t set = forwarded_set();

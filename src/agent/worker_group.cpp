@@ -254,6 +254,15 @@ void WorkerGroup::stop(int sig, std::chrono::milliseconds grace) {
       if (x.pid == pid) x.running = false;
   }
   reap();
+  // Reap what the SIGKILL of the process groups left behind (orphans re-parented to the
+  // subreaper agent) until the agent has no children left or 200 ms passed.
+  auto until = Clock::now() + std::chrono::milliseconds(200);
+  while (Clock::now() < until) {
+    int status = 0;
+    pid_t pid = ::waitpid(-1, &status, WNOHANG);
+    if (pid < 0) break;
+    if (pid == 0) ::usleep(5000);
+  }
   drain_tees(std::chrono::milliseconds(500));
 }
 
