@@ -273,3 +273,12 @@ TEST_CASE("client: the ElasticJob controller makes worker pods and headless serv
   CHECK(status["replicaStatuses"]["Worker"]["active"] == 2);
   CHECK(status["conditions"][1]["type"] == "Running");
 }
+
+TEST_CASE("client: GET through the pod proxy") {
+  Fixture f;
+  f.client.create(pod("metrics"));
+  CHECK(json::parse(f.client.proxy_get("default", "metrics", 9090, "/healthz")) ==
+        json{{"pod", "metrics"}, {"port", "9090"}, {"path", "/healthz"}});
+  CHECK(error_of([&] { f.client.proxy_get("default", "nope", 1, "x"); }) ==
+        "8 NotFound: pods \"nope\" not found");
+}

@@ -219,6 +219,8 @@ def api(h):
     res = h.server.store.resource(group, version, rest[0])
     name = rest[1] if len(rest) > 1 else None
     sub = rest[2] if len(rest) > 2 else None
+    if sub == "proxy" and res.kind == "Pod":
+        return proxy(h, res, ns, name, "/" + "/".join(rest[3:]))
     if res.namespaced and name and ns is None:
         raise ApiError(404, "NotFound", "the server could not find the requested resource")
     resource_call(h, res, ns if res.namespaced else None, name, sub)
@@ -464,6 +466,14 @@ def logs(h, res, ns, name):
         if done or gone:
             break
     h.end_chunked()
+
+
+def proxy(h, res, ns, target, path):
+    """The pod proxy: answers as a pod's HTTP server would, naming what was asked."""
+    name, _, port = target.partition(":")
+    forbid(h, "get", res, name, ns, "proxy")
+    pod = h.server.store.get(res, ns, name)
+    h.send_json(200, {"pod": pod["metadata"]["name"], "port": port or "80", "path": path})
 
 
 def evict(h, res, ns, name):

@@ -1,0 +1,241 @@
+#!/usr/bin/env python3
+"""End-to-end tests of `ejob submit|list|delete|install-crds` and of kubectl against the
+Kubernetes API test server (server.py). Each test starts its own server on 127.0.0.1 port 0
+and stops it.
+
+    cli_test.py --ejob PATH [unittest args, e.g. CliTest.test_submit]
+"""
+
+import argparse
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import unittest
+import urllib.request
+import ssl
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+EJOB = None
+PYTHON = "/usr/bin/python3" if os.path.exists("/usr/bin/python3") else sys.executable
+
+
+class Server:
+    """server.py in a temporary directory; `ctl` drives its /_test endpoints."""
+
+    def __init__(self):
+        self.dir = tempfile.mkdtemp(prefix="ejob-kube-cli-")
+        self.proc = subprocess.Popen([PYTHON, os.path.join(HERE, "server.py"), "--dir", self.dir],
+                                     stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+        self.port = json.loads(self.proc.stdout.readline())["port"]
+        self.kubeconfig = os.path.join(self.dir, "kubeconfig")
+        self.ssl = ssl.create_default_context(cafile=os.path.join(self.dir, "ca.crt"))
+
+    def ctl(self, cmd, body=None, method=None):
+        data = None if body is None else json.dumps(body).encode()
+        req = urllib.request.Request(f"https://127.0.0.1:{self.port}/_test/{cmd}", data=data,
+                                     method=method or ("GET" if body is None else "POST"))
+        with urllib.request.urlopen(req, context=self.ssl) as r:
+            return json.loads(r.read())
+
+    def objects(self, kind=None):
+        return [o for o in self.ctl("objects") if kind is None or o["kind"] == kind]
+
+    def stop(self):
+        self.proc.stdin.close()
+        self.proc.wait(timeout=10)
+        shutil.rmtree(self.dir, ignore_errors=True)
+
+
+class Base(unittest.TestCase):
+    def setUp(self):
+        self.server = Server()
+        self.env = dict(os.environ, KUBECONFIG=self.server.kubeconfig,
+                        KUBECACHEDIR=os.path.join(self.server.dir, "cache"), HOME=self.server.dir)
+
+    def tearDown(self):
+        self.server.stop()
+
+    def run_cmd(self, *args, ok=True, stdin=None):
+        p = subprocess.run(list(args), env=self.env, capture_output=True, text=True, input=stdin,
+                           timeout=120)
+        if ok and p.returncode != 0:
+            self.fail(f"{args} exited {p.returncode}: {p.stderr}")
+        return p
+
+    def ejob(self, *args, **kw):
+        return self.run_cmd(EJOB, *args, **kw)
+
+    def kubectl(self, *args, **kw):
+        return self.run_cmd("kubectl", *args, **kw)
+
+    def install_crds(self):
+        self.ejob("install-crds")
+
+
+JOB = ["--image", "worker:1", "--workers", "1:2", "--", "train.py", "--lr", "0.1"]
+
+
+class KubectlTest(Base):
+    def test_kubectl_apply_get_logs_delete(self):
+        manifest = json.dumps({"apiVersion": "v1", "kind": "Pod",
+                               "metadata": {"name": "web", "namespace": "default", "labels": {"app": "web"}},
+                               "spec": {"containers": [{"name": "c", "image": "nginx"}]}})
+        out = self.kubectl("apply", "--server-side", "-f", "-", stdin=manifest).stdout
+        self.assertEqual(out, "pod/web serverside-applied\n")
+        out = self.kubectl("get", "pods", "-n", "default", "-o", "name").stdout
+        self.assertEqual(out, "pod/web\n")
+        out = self.kubectl("get", "pod", "web", "-n", "default", "-o", "jsonpath={.spec.containers[0].image}").stdout
+        self.assertEqual(out, "nginx")
+        self.server.ctl("logs", {"namespace": "default", "pod": "web", "container": "c",
+                                 "lines": [{"text": "hello"}, {"text": "world"}], "done": True})
+        self.assertEqual(self.kubectl("logs", "web", "-n", "default", "--tail=1").stdout, "world\n")
+        conflict = manifest.replace("nginx", "nginx:2")
+        p = self.kubectl("apply", "--server-side", "--field-manager=other", "-f", "-", stdin=conflict, ok=False)
+        self.assertNotEqual(p.returncode, 0)
+        self.assertIn('conflict with "kubectl" using v1: .spec.containers', p.stderr)
+        self.assertEqual(self.kubectl("delete", "pod", "web", "-n", "default").stdout, 'pod "web" deleted\n')
+        self.assertEqual(self.server.objects("Pod"), [])
+
+    def test_kubectl_sees_what_ejob_submitted(self):
+        self.install_crds()
+        self.ejob("submit", "--name", "bert", "--exact-name", *JOB)
+        out = self.kubectl("get", "elasticjobs", "-n", "elastic-job", "-o", "name").stdout
+        self.assertEqual(out, "elasticjob.elastic.pytorch.org/bert\n")
+        self.kubectl("delete", "elasticjob", "bert", "-n", "elastic-job")
+        self.assertEqual([o["metadata"]["name"] for o in self.server.objects("Pod")], [])
+
+
+class SubmitTest(Base):
+    def test_submit_without_crd_says_install_crds(self):
+        p = self.ejob("submit", *JOB, ok=False)
+        self.assertEqual(p.returncode, 8)
+        self.assertEqual(p.stderr, "ejob: error: the cluster does not serve ElasticJob (elastic.pytorch.org/v1alpha1): "
+                                   "its CRD is not installed; install it with `ejob install-crds`\n")
+        self.assertEqual(p.stdout, "")
+
+    def test_install_crds_is_idempotent(self):
+        out = self.ejob("install-crds").stdout
+        self.assertEqual(out, "customresourcedefinition.apiextensions.k8s.io/elasticjobs.elastic.pytorch.org serverside-applied\n"
+                              "customresourcedefinition.apiextensions.k8s.io/elasticjobs.elastic.pytorch.org established\n")
+        self.assertEqual(self.ejob("install-crds").stdout, out)
+        crds = self.server.objects("CustomResourceDefinition")
+        self.assertEqual(len(crds), 1)
+        self.assertEqual([m["manager"] for m in crds[0]["metadata"]["managedFields"] if m["operation"] == "Apply"], ["ejob"])
+
+    def test_install_crds_dry_run_stores_nothing(self):
+        out = self.ejob("install-crds", "--dry-run").stdout
+        self.assertEqual(out, "customresourcedefinition.apiextensions.k8s.io/elasticjobs.elastic.pytorch.org "
+                              "serverside-applied (server dry run)\n")
+        self.assertEqual(self.server.objects("CustomResourceDefinition"), [])
+
+    def test_submit_list_delete(self):
+        self.install_crds()
+        out = self.ejob("submit", "--name", "bert", "--exact-name", *JOB).stdout
+        self.assertEqual(out, 'elasticjob "bert" submitted to namespace elastic-job (3 objects)\n'
+                              "  follow:  ejob logs bert -n elastic-job -f\n"
+                              "  inspect: ejob describe bert -n elastic-job\n"
+                              "  remove:  ejob delete bert -n elastic-job\n")
+        job = self.server.objects("ElasticJob")[0]
+        for o in self.server.objects():
+            if o["kind"] in ("Service", "Pod") and o["metadata"]["name"].startswith("bert-etcd"):
+                self.assertEqual(o["metadata"]["ownerReferences"][0]["uid"], job["metadata"]["uid"])
+        self.server.ctl("sync")
+        lines = self.ejob("list").stdout.splitlines()
+        self.assertEqual(lines[0].split(), ["NAME", "STATUS", "MIN", "MAX", "DESIRED", "ACTIVE", "AGE"])
+        self.assertEqual(lines[1].split()[:6], ["bert", "Running", "1", "2", "2", "2"])
+        wide = self.ejob("list", "-A", "-o", "wide").stdout.splitlines()
+        self.assertEqual(wide[1].split()[:2], ["elastic-job", "bert"])
+        self.assertEqual(wide[1].split()[-2:], ["bert-etcd-service:2379", "worker:1"])
+        self.assertEqual(json.loads(self.ejob("list", "-o", "json").stdout)["items"][0]["metadata"]["name"], "bert")
+        out = self.ejob("delete", "bert", "--wait").stdout
+        self.assertEqual(out, 'elasticjob.elastic.pytorch.org "bert" deleted\n')
+        left = [o["kind"] + "/" + o["metadata"]["name"] for o in self.server.objects()
+                if o["metadata"].get("namespace") == "elastic-job"]
+        self.assertEqual(left, [])
+        p = self.ejob("delete", "bert", ok=False)
+        self.assertEqual((p.returncode, p.stderr), (8, 'ejob: error: elasticjob "bert" not found in namespace elastic-job\n'))
+
+    def test_submit_draws_a_unique_name(self):
+        self.install_crds()
+        names = set()
+        for _ in range(3):
+            out = self.ejob("submit", "--name", "bert", "-o", "name", *JOB).stdout.splitlines()
+            self.assertEqual(len(out), 3)
+            job = [line for line in out if line.startswith("elasticjob.elastic.pytorch.org/")][0]
+            names.add(job.split("/")[1])
+        self.assertEqual(len(names), 3)
+        for n in names:
+            self.assertRegex(n, r"^bert-[a-z0-9]{5}$")
+
+    def test_submit_exact_name_taken(self):
+        self.install_crds()
+        self.ejob("submit", "--name", "bert", "--exact-name", *JOB)
+        p = self.ejob("submit", "--name", "bert", "--exact-name", *JOB, ok=False)
+        self.assertEqual(p.returncode, 7)
+        self.assertEqual(p.stderr, "ejob: error: ElasticJob bert already exists in namespace elastic-job; choose "
+                                   "another --name, or drop --exact-name to get a unique suffix\n")
+
+    def test_submit_forbidden(self):
+        self.install_crds()
+        p = self.ejob("submit", "--context", "viewer-token", *JOB, ok=False)
+        self.assertEqual(p.returncode, 6)
+        self.assertEqual(p.stderr, 'ejob: error: elasticjobs.elastic.pytorch.org is forbidden: User "viewer" cannot '
+                                   'create resource "elasticjobs" in API group "elastic.pytorch.org" in the namespace '
+                                   '"elastic-job"\n')
+
+    def test_submit_dry_run_client_is_template_output(self):
+        args = ["--name", "bert", "--exact-name", *JOB]
+        expected = self.ejob("template", *args).stdout
+        self.env["KUBECONFIG"] = "/nonexistent"
+        self.assertEqual(self.ejob("submit", "--dry-run=client", *args).stdout, expected)
+        self.assertEqual(self.ejob("submit", "--dry-run", *args).stdout, expected)
+        names = self.ejob("submit", "--dry-run=client", "-o", "name", *args).stdout
+        self.assertIn("elasticjob.elastic.pytorch.org/bert\n", names)
+
+    def test_submit_dry_run_server_and_yaml(self):
+        self.install_crds()
+        out = self.ejob("submit", "--dry-run=server", "-o", "json", "--name", "bert", "--exact-name", *JOB).stdout
+        doc = json.loads(out)
+        self.assertEqual(doc["kind"], "List")
+        self.assertEqual(sorted(i["kind"] for i in doc["items"]), ["ElasticJob", "Pod", "Service"])
+        self.assertEqual(self.server.objects("ElasticJob"), [])
+        yml = self.ejob("submit", "-o", "yaml", "--name", "bert", "--exact-name", *JOB).stdout
+        self.assertTrue(yml.startswith("apiVersion: v1\nitems:\n"))
+
+    def test_unreachable_server_is_a_transport_error(self):
+        cfg = json.load(open(self.server.kubeconfig))
+        cfg["clusters"][0]["cluster"]["server"] = "https://127.0.0.1:1"
+        path = os.path.join(self.server.dir, "closed")
+        json.dump(cfg, open(path, "w"))
+        p = self.ejob("list", "--kubeconfig", path, ok=False)
+        self.assertEqual(p.returncode, 4)
+        self.assertTrue(p.stderr.startswith("ejob: error: GET https://127.0.0.1:1/apis/elastic.pytorch.org/v1alpha1: "),
+                        p.stderr)
+
+    def test_debug_shows_requests_but_no_token(self):
+        self.install_crds()
+        p = self.ejob("list", "--context", "admin-token", "--debug")
+        self.assertIn(f"ejob: debug: GET https://127.0.0.1:{self.server.port}/apis/elastic.pytorch.org/v1alpha1 200 in ",
+                      p.stderr)
+        self.assertNotIn("admin-token", p.stderr)
+
+    def test_delete_all(self):
+        self.install_crds()
+        for n in ("a", "b"):
+            self.ejob("submit", "--name", n, "--exact-name", *JOB)
+        out = self.ejob("delete", "--all").stdout
+        self.assertEqual(out, 'elasticjob.elastic.pytorch.org "a" deleted\nelasticjob.elastic.pytorch.org "b" deleted\n')
+        self.assertEqual(self.server.objects("ElasticJob"), [])
+        p = self.ejob("delete", "a", "--all", ok=False)
+        self.assertEqual((p.returncode, p.stderr), (2, "ejob: error: --all takes no job names\n"))
+
+
+if __name__ == "__main__":
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--ejob", required=True)
+    args, rest = parser.parse_known_args()
+    EJOB = os.path.abspath(args.ejob)
+    unittest.main(argv=[sys.argv[0]] + rest, verbosity=2)
