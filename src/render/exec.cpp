@@ -4,6 +4,7 @@
 #include <sys/mman.h>
 
 #include <algorithm>
+#include <array>
 #include <exception>
 #include <functional>
 
@@ -543,7 +544,12 @@ EVal Executor::eval_call(const EVal& dot, const Function& fn, Special sp, const 
     if (final != nullptr) v = EVal{*final, false};
     return v;
   }
-  std::vector<Value> argv(num_in);
+  // Most calls take few arguments: keep them on the stack.
+  std::array<Value, 6> small;
+  std::vector<Value> large;
+  if (num_in > small.size()) large.resize(num_in);
+  std::span<Value> argv =
+      num_in > small.size() ? std::span<Value>(large) : std::span<Value>(small.data(), num_in);
   uint64_t mask = 0;
   size_t i = 0;
   for (; i < num_fixed && i < nargs; ++i) {
@@ -565,7 +571,7 @@ EVal Executor::eval_call(const EVal& dot, const Function& fn, Special sp, const 
   }
   CallContext ctx{this, mask, receiver};
   try {
-    return {fn.impl(FuncArgs{argv, &ctx}), false};
+    return {fn.impl(FuncArgs{std::span<const Value>(argv.data(), argv.size()), &ctx}), false};
   } catch (const FuncError& e) {
     at(&node);
     errorf("error calling " + std::string(name) + ": " + e.message);
