@@ -25,6 +25,7 @@ struct EngineState {
   TemplateSet set;
   std::vector<std::string> names;
   std::unordered_map<std::string, int> included;  ///< Helm's includedNames counters
+  std::unordered_map<std::string, std::map<std::string, TreePtr, std::less<>>> tpl_cache;
 };
 
 constexpr int k_recursion_max = 1000;  // Helm's recursionMaxNums
@@ -154,21 +155,27 @@ Value include(EngineState& impl, const FuncArgs& a) {
   return Value::string(execute_named(a.ctx->exec->set(), name, a[1]));
 }
 
-Value tpl(EngineState& impl, const FuncArgs& a) {
-  const std::string& text = a[0].as_string();
-  TemplateSet clone = a.ctx->exec->set();
+/// The trees of a tpl text, parsed once per engine (parsing is deterministic).
+const std::map<std::string, TreePtr, std::less<>>& tpl_trees(EngineState& impl,
+                                                             const std::string& text) {
+  auto it = impl.tpl_cache.find(text);
+  if (it != impl.tpl_cache.end()) return it->second;
   auto src = std::make_shared<Source>(Source{std::string(k_root_name), text});
-  std::map<std::string, TreePtr, std::less<>> trees;
   try {
-    trees = parse_source(src, impl.funcs);
+    return impl.tpl_cache.emplace(text, parse_source(src, impl.funcs)).first->second;
   } catch (const ParseError& e) {
     throw FuncError{"cannot parse template " + go_quote(text) + ": " + e.message};
   }
-  TreePtr root = trees[std::string(k_root_name)];
-  for (auto& [name, tree] : trees) clone.associate(tree);
+}
+
+Value tpl(EngineState& impl, const FuncArgs& a) {
+  const std::string& text = a[0].as_string();
+  const auto& trees = tpl_trees(impl, text);
+  TemplateSet clone(&a.ctx->exec->set());
+  for (const auto& [name, tree] : trees) clone.associate(tree);
   std::string out;
   try {
-    Executor(clone, *root, out).run(a[1]);
+    Executor(clone, *trees.at(std::string(k_root_name)), out).run(a[1]);
   } catch (const ExecFailure& f) {
     throw FuncError{"error during tpl function execution for " + go_quote(text) + ": " + f.message};
   }

@@ -108,6 +108,14 @@ TEST_CASE("engine: tpl parses as gotpl, sees all defines, strips <no value>") {
   CHECK(render("{{ tpl \"{{ include \\\"h\\\" . }}{{ .Values.m }}\" . }}", {},
                {{"c/templates/_h.tpl", "{{ define \"h\" }}H{{ end }}"}}) == "H");
   CHECK(render("{{ tpl \"\" . }}|") == "|");
+  // A define inside tpl lives in tpl's clone of the set only.
+  CHECK(render("{{ tpl \"{{ define \\\"q\\\" }}Q{{ end }}\" . }}{{ include \"q\" . }}") ==
+        "Error: template: c/templates/x.yaml:1:45: executing \"c/templates/x.yaml\" at <include "
+        "\"q\" .>: error calling include: template: no template \"q\" associated with template "
+        "\"gotpl\"");
+  CHECK(render("{{ tpl \"{{ include \\\"h\\\" . }}\" . }}|{{ tpl \"{{ define \\\"h\\\" }}T{{ end "
+               "}}{{ include \\\"h\\\" . }}\" . }}|{{ include \"h\" . }}",
+               {}, {{"c/templates/_h.tpl", "{{ define \"h\" }}H{{ end }}"}}) == "H|T|H");
 }
 
 TEST_CASE("engine: <no value> is removed from the output, literal text included") {

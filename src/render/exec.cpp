@@ -144,8 +144,8 @@ bool truth(const Value& v) { return v.truthy(); }
 // ---- TemplateSet ----
 
 void TemplateSet::associate(TreePtr tree) {
+  if (is_empty_tree(tree->root.get()) && find(tree->name) != nullptr) return;
   auto it = m_trees.find(tree->name);
-  if (it != m_trees.end() && is_empty_tree(tree->root.get())) return;
   if (it != m_trees.end()) {
     it->second = std::move(tree);
   } else {
@@ -155,8 +155,11 @@ void TemplateSet::associate(TreePtr tree) {
 }
 
 const Tree* TemplateSet::find(std::string_view name) const {
-  auto it = m_trees.find(name);
-  return it == m_trees.end() ? nullptr : it->second.get();
+  for (const TemplateSet* s = this; s != nullptr; s = s->m_parent) {
+    auto it = s->m_trees.find(name);
+    if (it != s->m_trees.end()) return it->second.get();
+  }
+  return nullptr;
 }
 
 // ---- Executor ----

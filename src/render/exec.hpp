@@ -23,16 +23,22 @@ namespace ejob::render {
 /// Go's set of associated templates (template.common.tmpl): name → tree.
 class TemplateSet {
  public:
+  TemplateSet() = default;
+  /// A clone of `parent` (Go's Template.Clone) that shares its trees: new associations stay
+  /// in the clone. The parent must outlive it and stay unchanged meanwhile.
+  explicit TemplateSet(const TemplateSet* parent)
+      : m_parent(parent), m_funcs(parent != nullptr ? parent->m_funcs : nullptr) {}
+
   /// Go's associate: a tree replaces one of the same name unless its body is empty.
   void associate(TreePtr tree);
   [[nodiscard]] const Tree* find(std::string_view name) const;
-  [[nodiscard]] size_t size() const { return m_trees.size(); }
   /// The function map the templates were parsed with (Go keeps it in the set, too).
   void set_funcs(const FuncMap* funcs) { m_funcs = funcs; }
   [[nodiscard]] const FuncMap* funcs() const { return m_funcs; }
 
  private:
   std::map<std::string, TreePtr, std::less<>> m_trees;
+  const TemplateSet* m_parent = nullptr;
   const FuncMap* m_funcs = nullptr;
 };
 
