@@ -89,13 +89,7 @@ int Agent::fail(const Round& round, const GroupResult& result, const std::string
   for (const auto& e : result.failed)
     failures.push_back({e, round.ranks.global_ranks[static_cast<size_t>(e.local_rank)],
                         attempt + "/" + std::to_string(e.local_rank) + "/error.json"});
-  std::string script = m_config.command.size() > 2 ? m_config.command[2] : m_config.command[0];
-  for (const auto& a : m_config.command)
-    if (!a.empty() && a[0] != '-' && &a != &m_config.command[0]) {
-      script = a;
-      break;
-    }
-  std::string summary = format_failure_summary(script, fq_hostname(), failures);
+  std::string summary = format_failure_summary(m_config.entrypoint_name, fq_hostname(), failures);
   std::fputs(summary.c_str(), stderr);
   std::fflush(stderr);
   if (auto it = m_env.find("TORCHELASTIC_ERROR_FILE"); it != m_env.end() && !it->second.empty())

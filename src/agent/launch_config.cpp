@@ -184,6 +184,15 @@ LaunchConfig make_launch_config(const LaunchOptions& o, const Environment& env,
     c.master_port = e.port;
   }
   c.command = command_of(o, env);
+  // As torch's _get_entrypoint_name: the first argument after the interpreter that is not a
+  // flag, or the binary itself with --no_python.
+  c.entrypoint_name = c.command[0];
+  if (!o.no_python || o.run_path)
+    for (size_t i = 1; i < c.command.size(); ++i)
+      if (!c.command[i].empty() && c.command[i][0] != '-') {
+        c.entrypoint_name = c.command[i];
+        break;
+      }
   return c;
 }
 

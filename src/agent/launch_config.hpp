@@ -50,6 +50,7 @@ struct LaunchConfig {
   std::string master_addr;
   int master_port = 0;
   std::vector<std::string> command;  ///< worker argv before ${local_rank} substitution
+  std::string entrypoint_name;       ///< the script (or binary) named in failure summaries
 };
 
 /// Validates and resolves the options. Throws ejob::Error(Usage) with a message naming the

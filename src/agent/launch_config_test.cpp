@@ -42,12 +42,15 @@ TEST_CASE("launch config: the controller's etcd command line") {
   CHECK(c.run_id == "job");
   CHECK(c.command == std::vector<std::string>{"python3", "-u", "main.py", "--lr=${local_rank}"});
   CHECK(worker_argv(c, 1) == std::vector<std::string>{"python3", "-u", "main.py", "--lr=1"});
+  CHECK(c.entrypoint_name == "main.py");
 }
 
 TEST_CASE("launch config: worker command: PYTHON_EXEC, -m, --no_python, substitution") {
   CHECK(config({"-m", "pkg.train"}, {{"PYTHON_EXEC", "/opt/py"}}).command ==
         std::vector<std::string>{"/opt/py", "-u", "-m", "pkg.train"});
   LaunchConfig c = config({"--no_python", "./run.sh", "$local_rank", "$local_ranks", "$$x", "$y"});
+  CHECK(c.entrypoint_name == "./run.sh");
+  CHECK(config({"-m", "pkg.train", "x"}).entrypoint_name == "pkg.train");
   CHECK(worker_argv(c, 3) == std::vector<std::string>{"./run.sh", "3", "$local_ranks", "$x", "$y"});
   CHECK(config_error({"--no_python", "-m", "x"}) ==
         "Don't use both the '--no_python' flag and the '--module' flag at the same time.");
