@@ -159,8 +159,6 @@ ChartPtr load_chart(const fs::path& dir) {
   if (!fs::is_directory(dir, ec))
     fail(fmt::format("{} is not a chart directory; ejob loads charts from directories",
                      go_quote(dir.string())));
-  if (!fs::exists(dir / "Chart.yaml", ec))
-    fail(fmt::format("no Chart.yaml exists in directory {}", go_quote(dir.string())));
   IgnoreRules rules;
   if (fs::exists(dir / ".helmignore", ec)) {
     try {

@@ -81,7 +81,7 @@ TEST_CASE("render: a chart directory is classified into metadata, values, templa
 
 TEST_CASE("render: chart loading errors use Helm's words") {
   TempChart t;
-  CHECK(load_error(t).starts_with("no Chart.yaml exists in directory \""));
+  CHECK(load_error(t) == "Chart.yaml file is missing");
   t.write("Chart.yaml", "apiVersion: v2\nversion: 1.0.0\n");
   CHECK(load_error(t) == "validation: chart.metadata.name is required");
   t.write("Chart.yaml", "apiVersion: v2\nname: x\nversion: one\n");

@@ -32,12 +32,17 @@ class Coalescer {
 
   /// coalesceTablesFullKey: `dst` is authoritative, `src` fills in.
   void tables(Map& dst, Map& src, const std::string& prefix, bool merge) {
+    // A user null removes a chart default, but a null for a key the chart does not set (or
+    // sets to null itself) is kept (Helm >= 3.19).
+    std::set<std::string, std::less<>> src_non_nil;
+    for (const auto& [key, val] : src)
+      if (!val.is_nil()) src_non_nil.insert(key);
     for (const auto& [key, val] : dst)
       if (val.is_nil()) src.insert_or_assign(key, Value());
     for (auto& [key, val] : src) {
       std::string full = concat_prefix(prefix, key);
       auto it = dst.find(key);
-      if (it != dst.end() && !merge && it->second.is_nil()) {
+      if (it != dst.end() && !merge && it->second.is_nil() && src_non_nil.contains(key)) {
         dst.erase(it);
       } else if (it == dst.end()) {
         dst.emplace(key, val);

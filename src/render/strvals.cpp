@@ -129,8 +129,8 @@ int atoi_index(const std::string& s) {
 List set_index(List list, int index, Value val) {
   if (index < 0) throw SetError{fmt::format("negative {} index not allowed", index)};
   if (index > k_max_index)
-    throw SetError{fmt::format("index of {} is greater than maximum supported index of {}", index,
-                               k_max_index)};
+    throw SetError{fmt::format("index of {} is greater than maximum supported index value of {}",
+                               index, k_max_index)};
   if (list.size() <= static_cast<size_t>(index)) list.resize(index + 1);
   list[index] = std::move(val);
   return list;
