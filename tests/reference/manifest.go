@@ -201,6 +201,8 @@ func writeOutputDir(dir string, ms []manifest) (string, error) {
 		written[target] = true
 		sb.WriteString("wrote " + target + "\n")
 	}
+	// the (empty) manifest text still ends the output with its newline
+	sb.WriteString("\n")
 	return sb.String(), nil
 }
 

@@ -137,7 +137,7 @@ func (p *setParser) index() (int, error) {
 		return 0, fmt.Errorf("negative %d index not allowed", i)
 	}
 	if i > maxSetIndex {
-		return 0, fmt.Errorf("index of %d is greater than maximum supported index value of %d", i, maxSetIndex)
+		return 0, fmt.Errorf("index of %d is greater than maximum supported index of %d", i, maxSetIndex)
 	}
 	return i, nil
 }

@@ -5,6 +5,7 @@ package main
 import (
 	"fmt"
 	"os"
+	"regexp"
 	"strings"
 )
 
@@ -33,6 +34,20 @@ var defaultAPIVersions = VersionSet{
 	"storagemigration.k8s.io/v1alpha1",
 }
 
+var releaseNamePattern = regexp.MustCompile(`^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$`)
+
+// validateReleaseName applies Helm's release name rule.
+func validateReleaseName(name string) error {
+	if name == "" {
+		return fmt.Errorf("release name %q: no name provided", name)
+	}
+	if len(name) > 53 || !releaseNamePattern.MatchString(name) {
+		return fmt.Errorf("release name %q: invalid release name, must match regex %s and the length must not be longer than 53",
+			name, releaseNamePattern.String())
+	}
+	return nil
+}
+
 func templateCommand(o *options) (out string, err error) {
 	defer func() {
 		if r := recover(); r != nil {
@@ -57,6 +72,9 @@ func renderLoaded(o *options, loaded *Chart) (out string, err error) {
 	chart := copyChartTree(loaded, nil)
 	if chart.Meta.Type == "library" {
 		return "", fmt.Errorf("library charts are not installable")
+	}
+	if err := validateReleaseName(o.name); err != nil {
+		return "", err
 	}
 	user, err := userValues(o)
 	if err != nil {

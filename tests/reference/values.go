@@ -121,12 +121,17 @@ func userValues(o *options) (map[string]interface{}, error) {
 		}
 		base = mergeMaps(base, current)
 	}
+	for _, a := range o.setJSONs {
+		if err := parseSetInto(a, base, modeJSON); err != nil {
+			// Helm reports only the argument here, not the JSON error
+			return nil, fmt.Errorf("failed parsing --set-json data %s", a)
+		}
+	}
 	groups := []struct {
 		args []string
 		mode valueMode
 		what string
 	}{
-		{o.setJSONs, modeJSON, "failed parsing --set-json data"},
 		{o.sets, modeTyped, "failed parsing --set data"},
 		{o.setStrings, modeString, "failed parsing --set-string data"},
 		{o.setFiles, modeFile, "failed parsing --set-file data"},
@@ -207,8 +212,14 @@ func coalesceTop(c *Chart, dest map[string]interface{}, prefix string) {
 	}
 }
 
-// coalesceTables merges src (chart defaults) under dst (user values).
+// coalesceTables merges src (chart defaults) under dst (user values). Below the top level a
+// user null is removed even where the chart has no such key.
 func coalesceTables(dst, src map[string]interface{}, path string) {
+	for key, dv := range dst {
+		if _, inSrc := src[key]; dv == nil && !inSrc {
+			delete(dst, key)
+		}
+	}
 	for key, sv := range src {
 		full := path + "." + key
 		dv, present := dst[key]
