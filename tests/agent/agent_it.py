@@ -203,6 +203,23 @@ def malformed_state(h):
           "malformed rendezvous state (not JSON): {\"status\": \"final\"\n" in a.output(), "message")
 
 
+def https_client_certs(h):
+    """etcd over HTTPS with client-certificate auth: --rdzv_conf protocol/cacert/cert/key."""
+    etcd = h.start_etcd(tls=True)
+    conf = "--rdzv_conf=protocol=https,cacert=%s,cert=%s,key=%s" % (
+        etcd.file("ca.crt"), etcd.file("client.crt"), etcd.file("client.key"))
+    agents = [h.ejob("a%d" % i, rdzv(h, "tls", "2", conf) + h.worker_args()) for i in range(2)]
+    for a in agents:
+        expect_exit(a, 0)
+    check(ranks_of(h.records()) == [0, 1], "ranks")
+    check(h.etcd.state("tls")["status"] == "closed", "closed")
+    anonymous = h.ejob("anon", rdzv(h, "tls2", "1", "--rdzv_conf=protocol=https,cacert=" +
+                                    etcd.file("ca.crt")) + h.worker_args())
+    expect_exit(anonymous, 1)
+    check("ejob-agent: error: etcd at https://127.0.0.1:%d: GET /v2/machines: " % etcd.port
+          in anonymous.output(), anonymous.output())
+
+
 def cli_errors(h):
     """Bad command lines exit 2 with argparse-style messages; --help exits 0."""
     cases = [(["--nproc-per-node=1", "--frobnicate", "x.py"], "unrecognized arguments: --frobnicate"),
@@ -262,7 +279,8 @@ def interop_torchrun_first(h):
 
 SCENARIOS = {f.__name__: f for f in [
     fixed, elastic_last_call, late_joiner_scale_up, worker_crash_restart, worker_failure_final,
-    agent_killed, signal_forwarding, closed_rendezvous, etcd_restart, malformed_state, cli_errors,
+    agent_killed, signal_forwarding, closed_rendezvous, etcd_restart, malformed_state,
+    https_client_certs, cli_errors,
     standalone, interop_ejob_first, interop_torchrun_first]}
 
 if __name__ == "__main__":

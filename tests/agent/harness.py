@@ -43,27 +43,50 @@ def wait_until(pred, timeout, what):
     raise Failure("timed out waiting for " + what)
 
 
+def make_certificates(d):
+    """A CA, a server certificate for 127.0.0.1 and a client certificate (openssl CLI)."""
+    def run(*args):
+        subprocess.run(["openssl"] + list(args), cwd=d, check=True, capture_output=True)
+    run("req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "2", "-subj", "/CN=test-ca",
+        "-keyout", "ca.key", "-out", "ca.crt")
+    for name, ext in [("server", "subjectAltName=IP:127.0.0.1"), ("client", "extendedKeyUsage=clientAuth")]:
+        with open(os.path.join(d, name + ".ext"), "w") as f:
+            f.write(ext + "\n")
+        run("req", "-newkey", "rsa:2048", "-nodes", "-subj", "/CN=" + name, "-keyout", name + ".key",
+            "-out", name + ".csr")
+        run("x509", "-req", "-in", name + ".csr", "-CA", "ca.crt", "-CAkey", "ca.key",
+            "-CAcreateserial", "-days", "2", "-extfile", name + ".ext", "-out", name + ".crt")
+
+
 class Etcd:
-    def __init__(self, root):
+    def __init__(self, root, tls=False):
         self.dir = os.path.join(root, "etcd")
         os.makedirs(self.dir)
+        self.tls = tls
+        if tls:
+            make_certificates(self.dir)
         self.port, self.peer = free_port(), free_port()
         self.proc = None
         self.start()
+
+    def file(self, name):
+        return os.path.join(self.dir, name)
 
     @property
     def endpoint(self):
         return "127.0.0.1:%d" % self.port
 
     def start(self):
-        client = "http://127.0.0.1:%d" % self.port
+        client = "%s://127.0.0.1:%d" % ("https" if self.tls else "http", self.port)
         peer = "http://127.0.0.1:%d" % self.peer
         log = open(os.path.join(self.dir, "etcd.log"), "a")
+        tls = ["--cert-file=" + self.file("server.crt"), "--key-file=" + self.file("server.key"),
+               "--trusted-ca-file=" + self.file("ca.crt"), "--client-cert-auth"] if self.tls else []
         self.proc = subprocess.Popen(
             ["etcd", "--enable-v2", "--name=t", "--data-dir=" + self.dir + "/data",
              "--listen-client-urls=" + client, "--advertise-client-urls=" + client,
              "--listen-peer-urls=" + peer, "--initial-advertise-peer-urls=" + peer,
-             "--initial-cluster=t=" + peer, "--log-level=error", "--logger=zap"],
+             "--initial-cluster=t=" + peer, "--log-level=error", "--logger=zap"] + tls,
             stdout=log, stderr=log)
         wait_until(self._ready, 20, "etcd to start")
 
@@ -81,11 +104,20 @@ class Etcd:
 
     def url(self, key, **query):
         q = ("?" + urllib.parse.urlencode(query)) if query else ""
-        return "http://127.0.0.1:%d/v2/keys%s%s" % (self.port, key, q)
+        scheme = "https" if self.tls else "http"
+        return "%s://127.0.0.1:%d/v2/keys%s%s" % (scheme, self.port, key, q)
+
+    def context(self):
+        if not self.tls:
+            return None
+        import ssl
+        ctx = ssl.create_default_context(cafile=self.file("ca.crt"))
+        ctx.load_cert_chain(self.file("client.crt"), self.file("client.key"))
+        return ctx
 
     def get(self, key, **query):
         try:
-            with urllib.request.urlopen(self.url(key, **query), timeout=5) as r:
+            with urllib.request.urlopen(self.url(key, **query), timeout=5, context=self.context()) as r:
                 return json.load(r)
         except urllib.error.HTTPError as e:
             return json.load(e)
@@ -95,7 +127,7 @@ class Etcd:
         req = urllib.request.Request(self.url(key), data=data, method="PUT")
         req.add_header("Content-Type", "application/x-www-form-urlencoded")
         try:
-            with urllib.request.urlopen(req, timeout=5) as r:
+            with urllib.request.urlopen(req, timeout=5, context=self.context()) as r:
                 return json.load(r)
         except urllib.error.HTTPError as e:
             return json.load(e)
@@ -144,8 +176,8 @@ class Harness:
         self.etcd = None
         self.agents = []
 
-    def start_etcd(self):
-        self.etcd = Etcd(self.root)
+    def start_etcd(self, tls=False):
+        self.etcd = Etcd(self.root, tls)
         return self.etcd
 
     def env(self, tag, extra=None):
