@@ -54,13 +54,29 @@ EtcdRendezvous::EtcdRendezvous(EtcdClientOptions options, EtcdSettings settings,
       m_max(max_nodes),
       m_fast_leave(fast_leave) {
   if (m_prefix.empty() || m_prefix.back() != '/') m_prefix += '/';
+  // etcd may come up after the workers (its pod starts beside them): wait for it up to the
+  // rendezvous timeout instead of failing the pod at once.
+  auto deadline = Clock::now() + std::chrono::seconds(m_settings.timeout_s);
+  for (bool warned = false;; warned = true) {
+    try {
+      connect();
+      break;
+    } catch (const Error& e) {
+      if (e.code() != ErrorCode::Transport || Clock::now() >= deadline) throw;
+      if (!warned) log_warning("waiting for etcd: " + e.message());
+      std::this_thread::sleep_for(std::chrono::seconds(1));
+    }
+  }
+  m_run_lease = std::make_unique<LeaseRenewer>(m_options, path(""), k_run_dir_ttl);
+}
+
+void EtcdRendezvous::connect() {
   std::vector<std::string> machines = m_client.machines();
   std::string list;
   for (const auto& m : machines) list += (list.empty() ? "" : ", ") + m;
   log_info("etcd machines: " + list);
   if (m_prefix != "/") create_path_if_not_exists(m_prefix, std::nullopt);
   create_path_if_not_exists(path(""), k_run_dir_ttl);
-  m_run_lease = std::make_unique<LeaseRenewer>(m_options, path(""), k_run_dir_ttl);
   create_path_if_not_exists(path("/rdzv"), std::nullopt);
   EtcdWrite counter;
   counter.value = "0";

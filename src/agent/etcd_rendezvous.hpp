@@ -38,8 +38,8 @@ struct RendezvousResult {
 class EtcdRendezvous {
  public:
   /// Connects and creates the run's directories (`P/`, `P/run_<id>/` with TTL 7200 refreshed
-  /// every 3600 s, `…/rdzv/`, `…/rdzv/version_counter`). Throws ejob::Error(Transport) when
-  /// etcd cannot be reached.
+  /// every 3600 s, `…/rdzv/`, `…/rdzv/version_counter`). Waits for an unreachable etcd up to
+  /// the rendezvous timeout, then throws ejob::Error(Transport) with the last failure.
   EtcdRendezvous(EtcdClientOptions options, EtcdSettings settings, std::string run_id,
                  int min_nodes, int max_nodes, FastLeave fast_leave = FastLeave::On);
   ~EtcdRendezvous();
@@ -75,6 +75,7 @@ class EtcdRendezvous {
     RdzvState state;
   };
 
+  void connect();
   void create_path_if_not_exists(const std::string& path, std::optional<int> ttl);
   Observed get_state();
   std::optional<EtcdResult> cas(const std::string& value, const std::string& prev,

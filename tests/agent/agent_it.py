@@ -213,11 +213,25 @@ def https_client_certs(h):
         expect_exit(a, 0)
     check(ranks_of(h.records()) == [0, 1], "ranks")
     check(h.etcd.state("tls")["status"] == "closed", "closed")
-    anonymous = h.ejob("anon", rdzv(h, "tls2", "1", "--rdzv_conf=protocol=https,cacert=" +
+    anonymous = h.ejob("anon", rdzv(h, "tls2", "1", "--rdzv_conf=timeout=1,protocol=https,cacert=" +
                                     etcd.file("ca.crt")) + h.worker_args())
     expect_exit(anonymous, 1)
     check("ejob-agent: error: etcd at https://127.0.0.1:%d: GET /v2/machines: " % etcd.port
           in anonymous.output(), anonymous.output())
+
+
+def etcd_late(h):
+    """etcd starts after the agents (its pod is slower than the workers'): they wait for it."""
+    etcd = h.start_etcd()
+    etcd.stop()
+    agents = [h.ejob("a%d" % i, rdzv(h, "late_etcd", "2") + h.worker_args()) for i in range(2)]
+    wait_until(lambda: all("waiting for etcd: etcd at http://127.0.0.1:%d: GET /v2/machines: "
+                           "Couldn't connect to server" % etcd.port in a.output() for a in agents),
+               10, "both agents to wait for etcd")
+    etcd.start()
+    for a in agents:
+        expect_exit(a, 0)
+    check(ranks_of(h.records()) == [0, 1], "ranks")
 
 
 def cli_errors(h):
@@ -280,7 +294,7 @@ def interop_torchrun_first(h):
 SCENARIOS = {f.__name__: f for f in [
     fixed, elastic_last_call, late_joiner_scale_up, worker_crash_restart, worker_failure_final,
     agent_killed, signal_forwarding, closed_rendezvous, etcd_restart, malformed_state,
-    https_client_certs, cli_errors,
+    https_client_certs, etcd_late, cli_errors,
     standalone, interop_ejob_first, interop_torchrun_first]}
 
 if __name__ == "__main__":
