@@ -281,6 +281,24 @@ def _interop(h, ejob_first):
     check(h.etcd.state("mix")["status"] == "closed", "closed")
 
 
+def interop_restart(h):
+    """A worker crashes in a mixed group (1 ejob-agent + 1 torchrun agent): the peer's worker
+    fails in its next collective, both agents re-rendezvous (the ejob-agent keeps its
+    keep-alive until the torchrun agent has re-entered) and round 2 all-reduces again."""
+    h.start_etcd()
+    args = rdzv(h, "mixr", "2", "--max_restarts=2") + \
+        [os.path.join(HERE, "gloo_allreduce.py"), "--out", h.out, "--expect-world", "2",
+         "--crash-once", os.path.join(h.root, "crashed")]
+    h.ejob("ejob0", args)
+    h.torchrun("torchrun0", args)
+    for a in h.agents:
+        expect_exit(a, 0, timeout=180)
+    recs = h.records()
+    check(sorted(r["rank"] for r in recs) == [0, 1], "ranks %s" % recs)
+    check(all(r["ok"] and r["sum"] == 3.0 and r["restart_count"] >= 1 for r in recs), "round 2 %s" % recs)
+    check(int(h.etcd.state("mixr")["version"]) >= 2, "re-rendezvous")
+
+
 def interop_ejob_first(h):
     """2 ejob-agents then 2 torchrun agents form one round; gloo all_reduce over 4 ranks."""
     _interop(h, True)
@@ -295,7 +313,7 @@ SCENARIOS = {f.__name__: f for f in [
     fixed, elastic_last_call, late_joiner_scale_up, worker_crash_restart, worker_failure_final,
     agent_killed, signal_forwarding, closed_rendezvous, etcd_restart, malformed_state,
     https_client_certs, etcd_late, cli_errors,
-    standalone, interop_ejob_first, interop_torchrun_first]}
+    standalone, interop_ejob_first, interop_torchrun_first, interop_restart]}
 
 if __name__ == "__main__":
     sys.exit(run_scenarios(SCENARIOS, sys.argv))

@@ -16,6 +16,8 @@ def main():
     p = argparse.ArgumentParser()
     p.add_argument("--out")
     p.add_argument("--expect-world", type=int, required=True)
+    p.add_argument("--crash-once", help="rank 1 exits 3 after the all_reduce if this marker "
+                   "file can be created (a crash in the middle of training)")
     a = p.parse_args()
     rank = int(os.environ["RANK"])
     world = int(os.environ["WORLD_SIZE"])
@@ -24,13 +26,20 @@ def main():
     t = torch.tensor([float(rank + 1)])
     dist.all_reduce(t)
     ok = ok and t.item() == world * (world + 1) / 2
+    if a.crash_once and rank == 1:
+        try:
+            os.close(os.open(a.crash_once, os.O_CREAT | os.O_EXCL | os.O_WRONLY))
+            os._exit(3)
+        except FileExistsError:
+            pass
+    dist.barrier()
     rec = {"rank": rank, "world": world, "sum": t.item(), "ok": ok,
-           "group_rank": int(os.environ["GROUP_RANK"]), "agent": os.environ.get("AGENT_TAG")}
+           "group_rank": int(os.environ["GROUP_RANK"]), "agent": os.environ.get("AGENT_TAG"),
+           "restart_count": int(os.environ["TORCHELASTIC_RESTART_COUNT"])}
     if a.out:
         with open(os.path.join(a.out, "r%d.json" % rank), "w") as f:
             json.dump(rec, f)
     print(json.dumps(rec), flush=True)
-    dist.barrier()
     dist.destroy_process_group()
     sys.exit(0 if ok else 1)
 
