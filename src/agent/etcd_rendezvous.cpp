@@ -312,7 +312,7 @@ void EtcdRendezvous::wait_for(const std::string& status, const std::string& from
         static_cast<int>(from == "joinable" ? s.participants->size() : s.keep_alives->size());
     int needed = from == "joinable" ? m_min : static_cast<int>(s.participants->size());
     if (needed - done > 1) {
-      double nap = std::min(1.0, (needed - done) * m_latency_s);
+      double nap = std::min(0.3, (needed - done) * m_latency_s);
       std::this_thread::sleep_for(std::chrono::duration<double>(nap));
       check_deadline();
       obs = get_state();

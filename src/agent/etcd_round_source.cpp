@@ -19,6 +19,13 @@ EtcdRoundSource::EtcdRoundSource(std::unique_ptr<EtcdRendezvous> rendezvous, std
 Round EtcdRoundSource::next_round() {
   RendezvousResult r = m_rdzv->next_rendezvous();
   EtcdStore store(m_rdzv->client(), m_rdzv->setup_store(r.version), k_store_timeout);
+  // torch's rank 0 publishes the master after the role-info exchange; publishing it first is
+  // the same data (peers read it with a blocking get afterwards) and spares N agents from
+  // waiting on every `.FIN` write for it.
+  if (r.rank == 0) {
+    store.set("MASTER_ADDR", fq_hostname());
+    store.set("MASTER_PORT", std::to_string(free_local_port()));
+  }
   std::vector<std::string> raw =
       synchronize(store, to_json(RoleInfo{m_role, r.rank, m_local_world_size}), r.rank,
                   r.world_size, "torchelastic/role_info");
@@ -29,10 +36,6 @@ Round EtcdRoundSource::next_round() {
   round.group_rank = r.rank;
   round.group_world_size = r.world_size;
   round.ranks = assign_ranks(infos, r.rank);
-  if (r.rank == 0) {
-    store.set("MASTER_ADDR", fq_hostname());
-    store.set("MASTER_PORT", std::to_string(free_local_port()));
-  }
   std::vector<std::string> master = store.get({"MASTER_ADDR", "MASTER_PORT"});
   round.master_addr = master[0];
   try {

@@ -75,7 +75,7 @@ std::vector<std::string> EtcdStore::get(const std::vector<std::string>& keys) {
     // them and list again instead (N agents waiting for N keys stay O(N) requests, not N^2).
     size_t missing_count = paths.size() - values.size();
     if (list.ok() && missing_count > 1) {
-      double nap = std::min(1.0, static_cast<double>(missing_count) * latency);
+      double nap = std::min(0.3, static_cast<double>(missing_count) * latency);
       std::this_thread::sleep_for(std::chrono::duration<double>(nap));
       continue;
     }
