@@ -10,6 +10,7 @@
 #include <sstream>
 
 #include "ejob/cli/embedded.hpp"
+#include "ejob/cli/job_schema.hpp"
 #include "ejob/cli/job_values.hpp"
 #include "ejob/util/error.hpp"
 
@@ -46,11 +47,11 @@ void check_sources(const render::ValueSources& sources, const render::Chart& cha
     render::ValueSources one;
     one.files = {file};
     std::string origin = job_file && *job_file == file ? file : "-f " + file;
-    check_unknown_keys(render::merge_user_values(one, read), schema, origin);
+    check_job_values(render::merge_user_values(one, read), schema, origin);
   }
   render::ValueSources sets = sources;
   sets.files.clear();
-  check_unknown_keys(render::merge_user_values(sets, read), schema, "--set");
+  check_job_values(render::merge_user_values(sets, read), schema, "--set");
 }
 
 /// The model name a job is named after when --name is absent: the script's base name
@@ -60,6 +61,27 @@ std::string default_model_name(const Map& values) {
   if (!script.is_string() || script.as_string().empty()) return "job";
   std::string stem = std::filesystem::path(script.as_string()).stem().string();
   return stem.empty() ? "job" : stem;
+}
+
+/// A job needs an image and a script (when the chart has those keys, as the elasticjob chart
+/// does): say so before rendering, naming both ways to give them.
+void check_required(const Map& user, const Map& defaults) {
+  auto missing = [&](std::string_view key) {
+    if (defaults.find(key) == defaults.end()) return false;
+    Value v = get_path(user, {key});
+    if (v.is_nil()) v = get_path(defaults, {key});
+    return !v.is_string() || v.as_string().empty();
+  };
+  if (missing("image")) {
+    throw Error(ErrorCode::Usage,
+                "image: the worker image is required (use -i/--image IMAGE or image: in the job "
+                "file)");
+  }
+  if (missing("script")) {
+    throw Error(ErrorCode::Usage,
+                "script: the training script is required (use -- SCRIPT [ARGS...] or script: in "
+                "the job file)");
+  }
 }
 
 }  // namespace
@@ -82,7 +104,10 @@ Job resolve_job(const JobRequest& request, const render::ReadFile& read_uncached
   if (job_mode) check_sources(sources, *job.chart, read, request.job_file);
   job.values = render::merge_user_values(sources, read);
   apply_job_flags(request.flags, job.values);
-  if (job_mode) expand_spot(job.values);
+  if (job_mode) {
+    expand_spot(job.values);
+    check_required(job.values, job.chart->values.as_map());
+  }
   std::string model = !request.name.empty() ? request.name
                       : job_mode            ? default_model_name(job.values)
                                             : std::string("release-name");

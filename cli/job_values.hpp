@@ -1,9 +1,8 @@
 #pragma once
 /// Steps that turn a job's user values into what the elasticjob chart renders: spot presets
-/// expanded into node terms and tolerations, unknown keys refused with a did-you-mean, and the
-/// job name chosen within its length budget.
+/// expanded into node terms and tolerations, and the job name chosen within its length budget
+/// (job_schema.hpp checks the values themselves).
 
-#include <nlohmann/json_fwd.hpp>
 #include <string>
 #include <string_view>
 
@@ -15,13 +14,6 @@ namespace ejob::cli {
 /// `spot.tolerations`, fills them from src/spot's presets for `spot.mode` (default required).
 /// Throws ejob::Error(Input) naming the key when the provider or mode is unknown.
 void expand_spot(render::Map& values);
-
-/// Refuses keys that the chart's values schema does not allow where `additionalProperties` is
-/// false: `ORIGIN: unknown key workers.mn (did you mean workers.min?)`, or with the allowed keys
-/// when nothing is close. `origin` names where the layer came from (`job.yaml`, `--set`).
-/// Throws ejob::Error(Input).
-void check_unknown_keys(const render::Map& layer, const nlohmann::json& schema,
-                        std::string_view origin);
 
 /// What a job name is made from: --name (or the script's base name when empty) and whether it
 /// is used exactly.

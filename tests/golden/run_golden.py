@@ -55,12 +55,25 @@ def flag_value(args, names, default):
     return value
 
 
+def without_output_flags(args):
+    """The arguments minus template's output-only flags, which `ejob values` does not take."""
+    out, skip = [], False
+    for i, a in enumerate(args):
+        if skip:
+            skip = False
+        elif a in ("-s", "--show-only", "--kube-version", "--output-dir") and "--" not in args[:i]:
+            skip = True
+        elif not a.startswith(("--show-only=", "--kube-version=", "--output-dir=")):
+            out.append(a)
+    return out
+
+
 def reference_check(opts, case, args, stdout):
     """Renders with ejob-reference from `ejob values`; returns an error text or None."""
     head = args[: args.index("--")] if "--" in args else args
     if "--exact-name" not in head:
         return "a template case must use --exact-name so the reference can render it"
-    code, values, err = run([opts.ejob, "values"] + args[1:], case)
+    code, values, err = run([opts.ejob, "values"] + without_output_flags(args[1:]), case)
     if code != 0:
         return f"ejob values failed ({code}): {err}"
     chart = flag_value(head, ["--chart"], os.path.join(opts.charts, "elasticjob"))

@@ -1,0 +1,187 @@
+#include "ejob/cli/job_schema.hpp"
+
+#include <fmt/format.h>
+#include <re2/re2.h>
+
+#include <cmath>
+#include <nlohmann/json.hpp>
+
+#include "ejob/render/json.hpp"
+#include "ejob/util/error.hpp"
+
+namespace ejob::cli {
+
+namespace {
+
+using nlohmann::json;
+using render::Value;
+
+/// Where in the values a check is, and which source they came from.
+struct At {
+  std::string path;
+  std::string_view origin;
+};
+
+std::string join_path(const std::string& prefix, const std::string& key) {
+  return prefix.empty() ? key : prefix + "." + key;
+}
+
+/// Levenshtein distance, for did-you-mean.
+std::size_t distance(std::string_view a, std::string_view b) {
+  std::vector<std::size_t> row(b.size() + 1);
+  for (std::size_t j = 0; j <= b.size(); ++j) row[j] = j;
+  for (std::size_t i = 1; i <= a.size(); ++i) {
+    std::size_t diag = row[0];
+    row[0] = i;
+    for (std::size_t j = 1; j <= b.size(); ++j) {
+      std::size_t up = row[j];
+      row[j] = std::min({row[j] + 1, row[j - 1] + 1, diag + (a[i - 1] == b[j - 1] ? 0 : 1)});
+      diag = up;
+    }
+  }
+  return row[b.size()];
+}
+
+/// How close `name` is to the mistyped `key`: edit distance, halved steps so that among equal
+/// distances a name that extends or shortens the key wins (`gpu` → `gpus`, not `cpu`).
+std::size_t closeness(std::string_view key, std::string_view name) {
+  bool prefix = name.starts_with(key) || key.starts_with(name);
+  return distance(key, name) * 2 - (prefix ? 1 : 0);
+}
+
+[[noreturn]] void unknown_key(const json& props, const At& at, const std::string& key) {
+  std::string best;
+  std::size_t best_score = (std::max<std::size_t>(2, key.size() / 3) + 1) * 2;
+  std::string allowed;
+  for (const auto& [name, sub] : props.items()) {
+    allowed += (allowed.empty() ? "" : ", ") + name;
+    std::size_t score = closeness(key, name);
+    if (score < best_score) best_score = score, best = name;
+  }
+  std::string hint =
+      best.empty() ? "allowed: " + allowed : "did you mean " + join_path(at.path, best) + "?";
+  throw Error(ErrorCode::Input,
+              fmt::format("{}: unknown key {} ({})", at.origin, join_path(at.path, key), hint));
+}
+
+bool has_type(const Value& v, std::string_view type) {
+  if (type == "object") return v.is_map();
+  if (type == "array") return v.is_list();
+  if (type == "string") return v.is_string();
+  if (type == "boolean") return v.is_bool();
+  if (type == "null") return v.is_nil();
+  if (type == "number") return v.is_int() || v.is_uint() || v.is_float();
+  if (type == "integer") {
+    return v.is_int() || v.is_uint() || (v.is_float() && std::floor(v.as_float()) == v.as_float());
+  }
+  return false;
+}
+
+std::string type_phrase(std::string_view type) {
+  if (type == "object") return "a map";
+  if (type == "array") return "a list";
+  if (type == "integer") return "an integer";
+  if (type == "boolean") return "true or false";
+  return "a " + std::string(type);
+}
+
+/// The accepted form a schema describes, for messages: `an integer >= 0`, `one of "a", "b"`,
+/// `a string or a number`, or the description when a pattern decides.
+std::string form_of(const json& schema) {
+  if (schema.contains("enum")) {
+    std::string out;
+    for (const json& e : schema["enum"]) out += (out.empty() ? "" : ", ") + e.dump();
+    return "one of " + out;
+  }
+  if (schema.contains("anyOf")) {
+    std::string out;
+    for (const json& alt : schema["anyOf"]) out += (out.empty() ? "" : " or ") + form_of(alt);
+    return out;
+  }
+  std::string out;
+  if (schema.contains("type")) {
+    json types = schema["type"].is_array() ? schema["type"] : json::array({schema["type"]});
+    for (const json& t : types)
+      out += (out.empty() ? "" : " or ") + type_phrase(t.get<std::string>());
+  }
+  if (schema.contains("minimum")) out += fmt::format(" >= {}", schema["minimum"].dump());
+  if (schema.contains("pattern") && schema.contains("description")) {
+    out += " (" + schema["description"].get<std::string>() + ")";
+  }
+  return out;
+}
+
+/// True when `v` satisfies the scalar keywords of `schema` (type, enum, minimum, pattern,
+/// anyOf); nested keys are checked separately.
+bool scalar_ok(const Value& v, const json& schema) {
+  if (schema.contains("anyOf")) {
+    bool any = false;
+    for (const json& alt : schema["anyOf"]) any = any || scalar_ok(v, alt);
+    if (!any) return false;
+  }
+  if (schema.contains("type")) {
+    json types = schema["type"].is_array() ? schema["type"] : json::array({schema["type"]});
+    bool any = false;
+    for (const json& t : types) any = any || has_type(v, t.get<std::string>());
+    if (!any) return false;
+  }
+  if (schema.contains("enum")) {
+    std::string text = render::json::marshal(v);
+    bool any = false;
+    for (const json& e : schema["enum"]) any = any || e.dump() == text;
+    if (!any) return false;
+  }
+  bool number = v.is_int() || v.is_uint() || v.is_float();
+  if (number && schema.contains("minimum")) {
+    double d = v.is_float() ? v.as_float() : v.is_int() ? double(v.as_int()) : double(v.as_uint());
+    if (d < schema["minimum"].get<double>()) return false;
+  }
+  if (v.is_string() && schema.contains("pattern")) {
+    RE2 pattern(schema["pattern"].get<std::string>(), RE2::Quiet);
+    if (pattern.ok() && !RE2::PartialMatch(v.as_string(), pattern)) return false;
+  }
+  return true;
+}
+
+void check_value(const Value& value, const json& schema, const At& at);
+
+void check_map(const Value& value, const json& schema, const At& at) {
+  static const json k_none = json::object();
+  const json& props = schema.contains("properties") ? schema["properties"] : k_none;
+  const json* extra =
+      schema.contains("additionalProperties") ? &schema["additionalProperties"] : nullptr;
+  for (const auto& [key, sub] : value.as_map()) {
+    At inner{join_path(at.path, key), at.origin};
+    if (props.contains(key)) {
+      check_value(sub, props[key], inner);
+    } else if (extra != nullptr && extra->is_object()) {
+      check_value(sub, *extra, inner);
+    } else if (extra != nullptr && extra->is_boolean() && !extra->get<bool>()) {
+      unknown_key(props, at, key);
+    }
+  }
+}
+
+void check_value(const Value& value, const json& schema, const At& at) {
+  // A null deletes a chart default (Helm's coalescing): nothing to check.
+  if (value.is_nil()) return;
+  if (!scalar_ok(value, schema)) {
+    throw Error(ErrorCode::Input, fmt::format("{}: {}: {} is not {}", at.origin, at.path,
+                                              render::json::marshal(value), form_of(schema)));
+  }
+  if (value.is_map()) check_map(value, schema, at);
+  if (value.is_list() && schema.contains("items") && schema["items"].is_object()) {
+    std::size_t i = 0;
+    for (const Value& item : value.as_list()) {
+      check_value(item, schema["items"], {fmt::format("{}[{}]", at.path, i++), at.origin});
+    }
+  }
+}
+
+}  // namespace
+
+void check_job_values(const render::Map& layer, const json& schema, std::string_view origin) {
+  check_map(Value::map(layer), schema, {"", origin});
+}
+
+}  // namespace ejob::cli

@@ -1,0 +1,25 @@
+#pragma once
+/// One-line checks of a job's values against the chart's values.schema.json, source by source
+/// (job file, each -f file, --set*), so that a mistake is reported with where it was made, the
+/// key path and the accepted form:
+///
+///   job.yaml: unknown key workers.mn (did you mean workers.min?)
+///   job.yaml: gpus: "two" is not an integer >= 0
+///   --set: imagePullPolicy: "Sometimes" is not one of "Always", "IfNotPresent", "Never"
+///
+/// Understood keywords: properties, additionalProperties (false or a schema), items, type,
+/// enum, minimum, pattern (RE2) and anyOf; anything else is left to the render pipeline's full
+/// schema validation of the merged values, which runs afterwards.
+
+#include <nlohmann/json_fwd.hpp>
+#include <string_view>
+
+#include "ejob/render/value.hpp"
+
+namespace ejob::cli {
+
+/// Checks one source's values. Throws ejob::Error(Input) with the first problem.
+void check_job_values(const render::Map& layer, const nlohmann::json& schema,
+                      std::string_view origin);
+
+}  // namespace ejob::cli
