@@ -25,7 +25,7 @@ fi
 ns_of() { sed -n 's/.* \([0-9][0-9]*\) ns\/op.*/\1/p'; }
 echo "== in-process: $n_inproc renders of the starter chart (chart loaded once)"
 go_line=$("$build/ejob-reference" bench --chart "$chart" --name bench -n "$n_inproc")
-cc_line=$("$build/ejob-render-bench" --chart "$chart" -n "$n_inproc")
+cc_line=$("$build/ejob-render-bench" --chart "$chart" --name bench -n "$n_inproc")
 echo "$go_line"
 echo "$cc_line"
 go_ns=$(echo "$go_line" | ns_of)

@@ -2,7 +2,7 @@
 /// pipeline after loading (values, coalescing, parse, execute, sort, print) N times and prints
 /// the mean time per render, in the same format as `ejob-reference bench`.
 ///
-///   ejob-render-bench --chart DIR [-n N] [--set K=V]...
+///   ejob-render-bench --chart DIR [--name NAME] [-n N] [--set K=V]...
 
 #include <chrono>
 #include <cstdio>
@@ -21,6 +21,7 @@ namespace {
 /// Parsed command line of the benchmark.
 struct BenchArgs {
   std::string chart_dir;
+  std::string name = "release-name";
   long iterations = 1000;
   std::vector<std::string> sets;
 };
@@ -31,6 +32,8 @@ BenchArgs parse_args(int argc, char** argv) {
     std::string_view flag = argv[i];
     if (flag == "--chart") {
       args.chart_dir = argv[i + 1];
+    } else if (flag == "--name") {
+      args.name = argv[i + 1];
     } else if (flag == "-n") {
       args.iterations = std::strtol(argv[i + 1], nullptr, 10);
     } else if (flag == "--set") {
@@ -40,7 +43,8 @@ BenchArgs parse_args(int argc, char** argv) {
     }
   }
   if (args.chart_dir.empty() || args.iterations <= 0) {
-    throw std::runtime_error("usage: ejob-render-bench --chart DIR [-n N] [--set K=V]...");
+    throw std::runtime_error(
+        "usage: ejob-render-bench --chart DIR [--name NAME] [-n N] [--set K=V]...");
   }
   return args;
 }
@@ -52,6 +56,7 @@ int main(int argc, char** argv) {
     const BenchArgs args = parse_args(argc, argv);
     ejob::render::RenderOptions options;
     options.chart = ejob::render::load_chart(args.chart_dir);
+    options.release_name = args.name;
     options.values.set = args.sets;
     ejob::render::RenderIo io;
     io.read = [](const std::string& path) -> std::string {
