@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "ejob/render/funcs.hpp"
+#include "ejob/render/yaml_load.hpp"
 
 namespace ejob::render {
 namespace {
@@ -51,6 +52,16 @@ TEST_CASE("yaml_emit: to_yaml_pretty matches a go-yaml v3 Encoder with SetIndent
     INFO(c.want);
     CHECK(to_yaml_pretty(c.value) == c.want);
   }
+}
+
+}  // namespace
+}  // namespace ejob::render
+
+namespace ejob::render {
+namespace {
+
+TEST_CASE("yaml_emit: a chart-like values file read and written again matches Go") {
+  CHECK(to_yaml(load_yaml(k_roundtrip_text, "values.yaml")) == k_roundtrip_want);
 }
 
 }  // namespace
