@@ -6,7 +6,9 @@
 
 #include <algorithm>
 #include <chrono>
+#include <mutex>
 #include <random>
+#include <tuple>
 #include <unordered_map>
 
 #include "ejob/render/exec.hpp"
@@ -226,17 +228,49 @@ Env Env::system() {
                                     std::chrono::system_clock::now().time_since_epoch())
                                     .count());
   };
-  // Sprig's random functions are not reproducible in Helm either; seed from the OS.
+  // Sprig's random functions are not reproducible in Helm either; seeded from the OS.
   auto engine = std::make_shared<std::mt19937_64>(std::random_device{}());
-  env.random_u64 = [engine] { return (*engine)(); };
+  auto lock = std::make_shared<std::mutex>();
+  env.random_u64 = [engine, lock] {
+    std::lock_guard<std::mutex> guard(*lock);
+    return (*engine)();
+  };
   return env;
 }
 
+namespace {
+
+/// Go builtins, Sprig (without env/expandenv) and Helm's serialization functions for `env`.
+std::shared_ptr<const FuncMap> make_base_funcs(const std::shared_ptr<const Env>& env) {
+  auto base = std::make_shared<FuncMap>();
+  register_builtins(*base);
+  register_sprig(*base, env);
+  register_helm_serialization(*base);
+  base->remove("env");
+  base->remove("expandenv");
+  return base;
+}
+
+/// The system environment and its function map, built once per process.
+const std::pair<std::shared_ptr<const Env>, std::shared_ptr<const FuncMap>>& system_funcs() {
+  static const auto k_system = [] {
+    auto env = std::make_shared<const Env>(Env::system());
+    return std::make_pair(env, make_base_funcs(env));
+  }();
+  return k_system;
+}
+
+}  // namespace
+
 Engine::Engine(std::shared_ptr<const Env> env) : m_impl(std::make_unique<Impl>()) {
-  m_impl->env = env ? std::move(env) : std::make_shared<const Env>(Env::system());
-  register_builtins(m_impl->funcs);
-  register_sprig(m_impl->funcs, m_impl->env);
-  register_helm_serialization(m_impl->funcs);
+  std::shared_ptr<const FuncMap> base;
+  if (env) {
+    base = make_base_funcs(env);
+  } else {
+    std::tie(env, base) = system_funcs();
+  }
+  m_impl->env = std::move(env);
+  m_impl->funcs = FuncMap(std::move(base));
   register_helm_functions(*m_impl);
   m_impl->set.set_funcs(&m_impl->funcs);
 }

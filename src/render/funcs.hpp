@@ -80,18 +80,40 @@ struct Env {
 };
 
 /// Name → function. Later registrations replace earlier ones (Helm overrides Sprig's).
+/// A map may sit on an immutable shared base (the engine shares one base of builtins, Sprig
+/// and serialization functions between renders); its own entries and removals shadow the base.
 class FuncMap {
  public:
+  FuncMap() = default;
+  explicit FuncMap(std::shared_ptr<const FuncMap> base) : m_base(std::move(base)) {}
+
   void add(std::string name, Function f) { m_funcs[std::move(name)] = std::move(f); }
-  void remove(std::string_view name) { m_funcs.erase(std::string(name)); }
+  void remove(std::string_view name) {
+    if (m_base != nullptr && m_base->find(name) != nullptr) {
+      m_funcs[std::string(name)] = Function{};  // tombstone: hides the base entry
+    } else {
+      m_funcs.erase(std::string(name));
+    }
+  }
   [[nodiscard]] const Function* find(std::string_view name) const {
     auto it = m_funcs.find(std::string(name));
-    return it == m_funcs.end() ? nullptr : &it->second;
+    if (it != m_funcs.end()) return it->second.impl ? &it->second : nullptr;
+    return m_base != nullptr ? m_base->find(name) : nullptr;
   }
-  [[nodiscard]] size_t size() const { return m_funcs.size(); }
+  /// Number of visible functions.
+  [[nodiscard]] size_t size() const {
+    size_t n = m_base != nullptr ? m_base->size() : 0;
+    for (const auto& [name, f] : m_funcs) {
+      bool in_base = m_base != nullptr && m_base->find(name) != nullptr;
+      if (f.impl && !in_base) ++n;
+      if (!f.impl && in_base) --n;
+    }
+    return n;
+  }
 
  private:
   std::unordered_map<std::string, Function> m_funcs;
+  std::shared_ptr<const FuncMap> m_base;
 };
 
 /// Registers every Sprig v3 function of Helm's map (sprig.TxtFuncMap minus env/expandenv),

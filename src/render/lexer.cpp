@@ -500,7 +500,12 @@ void lex(std::string_view text, Lexed& out) {
 std::string token_string(const Token& t) {
   if (t.type == Tok::Eof) return "EOF";
   if (t.type == Tok::Error) return std::string(t.val);
-  if (t.type > Tok::Keyword) return "<" + std::string(t.val) + ">";
+  if (t.type > Tok::Keyword) {
+    std::string out = "<";  // appended, not `"<" + string`: g++ 12 -O3 warns (-Wrestrict)
+    out += t.val;
+    out += '>';
+    return out;
+  }
   if (t.val.size() > 10) {
     // %.10q: the first 10 runes, quoted.
     size_t at = 0;
