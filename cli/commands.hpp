@@ -25,6 +25,8 @@ void register_delete(CLI::App& app);
 void register_install_crds(CLI::App& app);
 
 /// Every subcommand, in the order `ejob --help` lists them.
+// One row per command, so the table reads as one.
+// clang-format off
 inline constexpr CommandRow k_commands[] = {
     {"template", register_template},
     {"crds", register_crds},
@@ -35,5 +37,6 @@ inline constexpr CommandRow k_commands[] = {
     {"delete", register_delete},
     {"install-crds", register_install_crds},
 };
+// clang-format on
 
 }  // namespace ejob::cli
