@@ -612,6 +612,9 @@ EVal Executor::eval_arg(const EVal& dot, Param typ, const Node& n) {
   switch (n.type) {
     case NodeType::Dot: return validate_type(dot, typ);
     case NodeType::Nil:
+      // An explicit nil is no value at all for the reflect.Value builtins (`len nil` is Go's
+      // "call of reflect.Value.Type on zero Value"); interface{} functions see nil either way.
+      if (typ == Param::Any) return {};
       if (can_be_nil(typ)) return typed_nil(typ);
       errorf("cannot assign nil to " + std::string(param_type_name(typ)));
     case NodeType::Field: {

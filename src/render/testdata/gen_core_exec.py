@@ -165,6 +165,8 @@ CASES = [
     ('{{ len .missing }}', N),
     ('{{ .missing | len }}', N),
     ('{{ len 3 }}', 'null'),
+    ('{{ len nil }}', 'null'),
+    ('{{ index nil 1 }}|{{ eq nil nil }}|{{ not nil }}|{{ and nil 1 }}|{{ or nil 1 }}', 'null'),
     ('{{ len .a }}', N),
     ('{{ index .l 1 }} {{ index .m "k" }} {{ index .m "a" "x" }} {{ index .m "nope" }} {{ index "abc" 1 }}', N),
     ('{{ index .l 5 }}', N),
