@@ -115,6 +115,9 @@ def main():
     ap.add_argument("--update", action="store_true")
     opts = ap.parse_args()
     opts.update = opts.update or os.environ.get("EJOB_GOLDEN_UPDATE") == "1"
+    # The command runs inside the case folder: make the given paths independent of it.
+    opts.ejob, opts.reference, opts.charts = (
+        os.path.abspath(p) for p in (opts.ejob, opts.reference, opts.charts))
     case = opts.case
     args = shlex.split(read(os.path.join(case, "cmd")).strip())
     code, out, err = run([opts.ejob] + args, case)
