@@ -116,6 +116,16 @@ yaml::Resolved resolve_scalar(const YAML::Node& n, std::string& str) {
   return fits ? r : yaml::Resolved{};
 }
 
+// %#v of a collection used as a key, as go-yaml v2 holds it (maps are map[interface{}]…).
+std::string go_syntax_key(const Value& v) {
+  Value args[] = {v};
+  std::string s = sprintf("%#v", args);
+  constexpr std::string_view k_map = "map[string]interface {}";
+  for (size_t at = s.find(k_map); at != std::string::npos; at = s.find(k_map, at))
+    s.replace(at, k_map.size(), "map[interface {}]interface {}");
+  return s;
+}
+
 class Converter {
  public:
   Value convert(const YAML::Node& n, int depth = 0) {
@@ -209,7 +219,7 @@ class Converter {
       }
     }
     if (k.IsMap() || k.IsSequence())
-      throw ConvertError{"yaml: invalid map key: " + format_v(convert(k)), k.Mark()};
+      throw ConvertError{"yaml: invalid map key: " + go_syntax_key(convert(k)), k.Mark()};
     return unsupported_key("%!s(<nil>)", k, v);
   }
 
@@ -253,6 +263,15 @@ std::string go_syntax_message(const std::string& msg, int line0) {
   return "line " + std::to_string(scanner ? line0 + 1 : line0) + ": " + text;
 }
 
+// go-yaml names the missing anchor: `unknown anchor 'x' referenced`.
+std::string unknown_anchor(std::string_view text, const YAML::Mark& mark) {
+  size_t at = mark.pos >= 0 ? text.find('*', static_cast<size_t>(mark.pos)) : std::string::npos;
+  if (at == std::string_view::npos) return "unknown anchor referenced";
+  size_t end = text.find_first_of(" \t\r\n,[]{}", at + 1);
+  std::string_view name = text.substr(at + 1, end == std::string_view::npos ? end : end - at - 1);
+  return "unknown anchor '" + std::string(name) + "' referenced";
+}
+
 YamlDecoded decode(std::string_view text) {
   YamlDecoded out;
   try {
@@ -261,7 +280,9 @@ YamlDecoded decode(std::string_view text) {
   } catch (const YAML::ParserException& e) {
     out.line = e.mark.line + 1;
     out.column = e.mark.column + 1;
-    out.error = "error converting YAML to JSON: yaml: " + go_syntax_message(e.msg, e.mark.line);
+    std::string msg = go_syntax_message(e.msg, e.mark.line);
+    if (msg == "unknown anchor referenced") msg = unknown_anchor(text, e.mark);
+    out.error = "error converting YAML to JSON: yaml: " + msg;
   } catch (const ConvertError& e) {
     if (!e.mark.is_null()) {
       out.line = e.mark.line + 1;

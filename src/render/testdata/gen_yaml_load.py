@@ -42,6 +42,15 @@ DOCS = [
     'a: &x 1\nb: *x\n<<: {c: 3}\n',
     'merge_bad:\n  <<: 1\n',
     'tabs: "a\tb"\n',
+    'a: *nope\n',
+    'a: [1, *missing]\n',
+    '? [a]\n: 1\n',
+    '? {k: v}\n: 1\n',
+    'a: >\n  folded\n  text\n\n  para\n',
+    'a: "multi\n  line quoted"\n',
+    "a: 'it''s\n  folded'\n",
+    'a: plain\n\n  continued\n',
+    '"a": 1\n"a": 2\n',
 ]
 
 
