@@ -2,6 +2,7 @@
 
 #include <yaml-cpp/yaml.h>
 
+#include <algorithm>
 #include <cmath>
 
 #include "ejob/render/go_fmt.hpp"
@@ -116,6 +117,25 @@ yaml::Resolved resolve_scalar(const YAML::Node& n, std::string& str) {
   return fits ? r : yaml::Resolved{};
 }
 
+std::string go_syntax_message(const std::string& msg, int line0);
+
+// True when the quoted scalar opening at text[pos] has its closing quote (yaml-cpp accepts a
+// quoted scalar cut off by the end of the input; libyaml does not).
+bool quote_closed(std::string_view text, size_t pos) {
+  char q = text[pos];
+  for (size_t i = pos + 1; i < text.size(); ++i) {
+    if (q == '"' && text[i] == '\\') {
+      ++i;
+    } else if (text[i] == q) {
+      if (q == '\'' && i + 1 < text.size() && text[i + 1] == '\'')
+        ++i;
+      else
+        return true;
+    }
+  }
+  return false;
+}
+
 // %#v of a collection used as a key, as go-yaml v2 holds it (maps are map[interface{}]…).
 std::string go_syntax_key(const Value& v) {
   Value args[] = {v};
@@ -128,6 +148,8 @@ std::string go_syntax_key(const Value& v) {
 
 class Converter {
  public:
+  explicit Converter(std::string_view text) : m_text(text) {}
+
   Value convert(const YAML::Node& n, int depth = 0) {
     if (depth > 10000) throw ConvertError{"yaml: exceeded max depth", n.Mark()};
     switch (n.Type()) {
@@ -149,7 +171,8 @@ class Converter {
   }
 
  private:
-  static Value scalar(const YAML::Node& n) {
+  Value scalar(const YAML::Node& n) {
+    check_terminated(n);
     std::string str;
     yaml::Resolved r = resolve_scalar(n, str);
     switch (r.kind) {
@@ -164,6 +187,20 @@ class Converter {
         return Value::float64(r.f);
       default: return Value::string(json_clean(str));
     }
+  }
+
+  std::string_view m_text;
+
+  void check_terminated(const YAML::Node& n) const {
+    if (n.Tag() != "!" || n.Mark().pos < 0) return;
+    auto pos = static_cast<size_t>(n.Mark().pos);
+    if (pos >= m_text.size() || (m_text[pos] != '"' && m_text[pos] != '\'')) return;
+    if (quote_closed(m_text, pos)) return;
+    auto lines = static_cast<int>(std::count(m_text.begin(), m_text.end(), '\n'));
+    YAML::Mark end;
+    end.pos = static_cast<int>(m_text.size());
+    end.line = lines;
+    throw ConvertError{"yaml: " + go_syntax_message("illegal EOF in scalar", lines), end};
   }
 
   static bool is_merge_key(const YAML::Node& k) {
@@ -276,7 +313,7 @@ YamlDecoded decode(std::string_view text) {
   YamlDecoded out;
   try {
     YAML::Node root = YAML::Load(std::string(text));
-    out.value = Converter{}.convert(root);
+    out.value = Converter{text}.convert(root);
   } catch (const YAML::ParserException& e) {
     out.line = e.mark.line + 1;
     out.column = e.mark.column + 1;

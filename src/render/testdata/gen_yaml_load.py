@@ -51,6 +51,11 @@ DOCS = [
     "a: 'it''s\n  folded'\n",
     'a: plain\n\n  continued\n',
     '"a": 1\n"a": 2\n',
+    'a: "x\n',
+    "a: 'x\n",
+    'a: "x',
+    'a: "esc \\" q\n',
+    "a: 'it''s'\nb: \"ok\"\n",
 ]
 
 
