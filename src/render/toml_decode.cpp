@@ -9,7 +9,7 @@ namespace ejob::render::toml {
 namespace {
 
 std::string two(int v) {
-  char buf[8];
+  char buf[12];
   std::snprintf(buf, sizeof buf, "%02d", v);
   return buf;
 }
