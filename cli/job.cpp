@@ -12,6 +12,7 @@
 #include "ejob/cli/embedded.hpp"
 #include "ejob/cli/job_schema.hpp"
 #include "ejob/cli/job_values.hpp"
+#include "ejob/render/chart_metadata.hpp"
 #include "ejob/util/error.hpp"
 
 namespace ejob::cli {
@@ -159,12 +160,16 @@ void add_value_flags(CLI::App& app, JobRequest& request) {
 
 std::string read_input_file(const std::string& path) {
   std::ostringstream text;
-  if (path == "-") {
+  if (render::trim_space(path) == "-") {
     text << std::cin.rdbuf();
     return text.str();
   }
+  std::error_code ec;
+  if (std::filesystem::is_directory(path, ec)) {
+    throw Error(ErrorCode::Io, "read " + path + ": is a directory");
+  }
   std::ifstream in(path, std::ios::binary);
-  if (!in) throw Error(ErrorCode::Io, fmt::format("open {}: no such file or directory", path));
+  if (!in) throw Error(ErrorCode::Io, "open " + path + ": no such file or directory");
   text << in.rdbuf();
   return text.str();
 }

@@ -70,7 +70,8 @@ void add_job_arguments(CLI::App& app, JobRequest& request);
 /// -n/--namespace, -f/--values, --set, --set-string, --set-json, --set-file, --set-literal.
 void add_value_flags(CLI::App& app, JobRequest& request);
 
-/// Reads a file named on the command line (`-` = stdin). Throws ejob::Error(Io).
+/// Reads a -f, --set-file or JOBFILE path (`-` = stdin), with Go's error wording. Throws
+/// ejob::Error(Io).
 std::string read_input_file(const std::string& path);
 
 }  // namespace ejob::cli

@@ -36,19 +36,6 @@ struct TemplateFlags {
   std::string output_dir;
 };
 
-/// Reads a -f or --set-file path (`-` = stdin), with Go's error wording.
-std::string read_input(const std::string& path) {
-  if (render::trim_space(path) == "-")
-    return std::string(std::istreambuf_iterator<char>(std::cin), std::istreambuf_iterator<char>());
-  std::error_code ec;
-  if (fs::is_directory(path, ec)) throw Error(ErrorCode::Io, "read " + path + ": is a directory");
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw Error(ErrorCode::Io, "open " + path + ": no such file or directory");
-  std::ostringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
-
 void write_output(const std::string& path, const std::string& content, bool append) {
   fs::create_directories(fs::path(path).parent_path());
   std::ofstream out(path,
@@ -71,7 +58,7 @@ render::RenderOptions to_options(const TemplateFlags& flags, const render::ReadF
 
 void run_template(const TemplateFlags& flags) {
   render::RenderIo io;
-  io.read = read_input;
+  io.read = read_input_file;
   io.write = write_output;
   io.exists = [](const std::string& p) {
     std::error_code ec;
