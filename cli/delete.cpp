@@ -46,13 +46,22 @@ void wait_gone(kubeapi::Client& c, const kubeapi::ResourceInfo& res, const std::
   }
 }
 
-/// Deletes one job and its volumes; false when the job did not exist.
+/// Deletes the objects of `kind` labelled as job `name`'s that are left: PersistentVolumes
+/// (never owned), and objects of a job applied without ejob (kubectl, helm) and so not owned.
+void delete_labelled(kubeapi::Client& c, const std::string& kind, const std::string& ns,
+                     const std::string& name) {
+  const kubeapi::ResourceInfo res = c.resource("v1", kind);
+  const std::string where = res.namespaced ? ns : "";
+  for (const auto& o : c.list(res, where, {instance_selector(name)}).items)
+    c.remove(res, where, o["metadata"].value("name", ""));
+}
+
+/// Deletes one job and its objects; false when the job did not exist.
 bool delete_job(kubeapi::Client& c, const kubeapi::ResourceInfo& res, const std::string& ns,
                 const std::string& name) {
   if (!c.remove(res, ns, name, kubeapi::Propagation::Foreground)) return false;
-  const kubeapi::ResourceInfo pvs = c.resource("v1", "PersistentVolume");
-  for (const auto& pv : c.list(pvs, "", {instance_selector(name)}).items)
-    c.remove(pvs, "", pv["metadata"].value("name", ""));
+  for (const char* kind : {"Pod", "Service", "PersistentVolumeClaim", "PersistentVolume"})
+    delete_labelled(c, kind, ns, name);
   std::cout << "elasticjob.elastic.pytorch.org \"" << name << "\" deleted\n";
   return true;
 }

@@ -4,7 +4,10 @@
 /// manifests and talks to no server; `--dry-run=server` sends everything with dryRun=All.
 /// Exit statuses: docs/exit-codes.md.
 
+#include <future>
 #include <iostream>
+#include <optional>
+#include <utility>
 
 #include "ejob/cli/commands.hpp"
 #include "ejob/cli/job.hpp"
@@ -90,25 +93,37 @@ void run_submit(SubmitFlags& f) {
   request.flags.command = take_trailing_args();
   const SubmitPlan plan = validate(f);
   const render::RenderIo io = render_io();
-  const Job first = resolve_job(request, io.read);
   if (plan.dry_run == DryRunMode::Client) {
-    const std::string text = render_job(first, io);
+    const std::string text = render_job(resolve_job(request, io.read), io);
     print_client_dry_run(parse_manifests(text), text, plan.output);
     return;
   }
-  KubeSession session = open_session(f.kube, first.name_space);
-  bool fresh = true;
+  KubeSession session = open_session(f.kube);
+  // Discovery (and the first TLS handshake) runs while the chart renders; submit_job then
+  // finds the answer in the client's cache.
+  auto discovery = std::async(std::launch::async, [&] {
+    return session.client->find_resource(kubeapi::k_job_api_version, "ElasticJob");
+  });
+  std::optional<Job> first;
+  std::vector<kubeapi::Json> first_objects;
+  try {
+    first = resolve_job(request, io.read);
+    first_objects = parse_manifests(render_job(*first, io));
+  } catch (...) {
+    discovery.wait();
+    throw;
+  }
+  discovery.get();
   kubeapi::RenderObjects render = [&] {
-    // The first rendering is `first`; a taken name makes resolve_job draw a new suffix.
-    const Job job = fresh ? first : resolve_job(request, io.read);
-    fresh = false;
-    return parse_manifests(render_job(job, io));
+    // The first rendering is reused; a taken name makes resolve_job draw a new suffix.
+    if (!first_objects.empty()) return std::exchange(first_objects, {});
+    return parse_manifests(render_job(resolve_job(request, io.read), io));
   };
   kubeapi::SubmitOptions options;
   options.naming = request.exact_name ? kubeapi::NameChoice::Exact : kubeapi::NameChoice::Drawn;
   options.dry_run =
       plan.dry_run == DryRunMode::Server ? kubeapi::DryRun::All : kubeapi::DryRun::None;
-  options.name_space = first.name_space;
+  options.name_space = first->name_space;
   print_result(kubeapi::submit_job(*session.client, render, options), plan);
 }
 

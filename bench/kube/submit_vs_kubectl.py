@@ -54,6 +54,7 @@ def main():
         warm_cache = os.path.join(server.dir, "warm-cache")
 
         def measure(label, cmd, cache):
+            print("run", label, file=sys.stderr, flush=True)
             subprocess.run([ejob, "delete", "bench", "--wait"], env=env, capture_output=True)
             server.ctl("sync")
             server.ctl("requests/reset")

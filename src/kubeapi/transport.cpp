@@ -33,7 +33,24 @@ struct EasyDeleter {
 struct SlistDeleter {
   void operator()(curl_slist* l) const { curl_slist_free_all(l); }
 };
+struct ShareDeleter {
+  void operator()(CURLSH* s) const { curl_share_cleanup(s); }
+};
 using EasyPtr = std::unique_ptr<CURL, EasyDeleter>;
+using SharePtr = std::unique_ptr<CURLSH, ShareDeleter>;
+
+/// Locks for the share handle: one mutex per kind of shared data.
+struct ShareLocks {
+  std::mutex m[CURL_LOCK_DATA_LAST];
+};
+
+void share_lock(CURL*, curl_lock_data data, curl_lock_access, void* user) {
+  static_cast<ShareLocks*>(user)->m[data].lock();
+}
+
+void share_unlock(CURL*, curl_lock_data data, void* user) {
+  static_cast<ShareLocks*>(user)->m[data].unlock();
+}
 using SlistPtr = std::unique_ptr<curl_slist, SlistDeleter>;
 
 /// The outcome of one attempt.
@@ -132,6 +149,10 @@ struct Transport::Impl {
   Credentials creds;
   std::string base_url;    ///< scheme://host:port as curl connects to it
   std::string connect_to;  ///< CURLOPT_CONNECT_TO entry for tls-server-name
+  // The share handle (connection cache, TLS sessions, DNS) outlives the easy handles that use
+  // it: members are destroyed in reverse order.
+  ShareLocks share_locks;
+  SharePtr share;
   std::mutex pool_mutex;
   std::vector<EasyPtr> pool;
   std::mutex rng_mutex;
@@ -141,6 +162,15 @@ struct Transport::Impl {
 
   Impl(RestConfig c, TransportOptions o, Terminal t)
       : cfg(std::move(c)), opts(std::move(o)), creds(cfg, t), base_url(cfg.server) {
+    ensure_global();
+    share.reset(curl_share_init());
+    if (!share) throw Error(ErrorCode::Internal, "curl_share_init failed");
+    curl_share_setopt(share.get(), CURLSHOPT_LOCKFUNC, share_lock);
+    curl_share_setopt(share.get(), CURLSHOPT_UNLOCKFUNC, share_unlock);
+    curl_share_setopt(share.get(), CURLSHOPT_USERDATA, &share_locks);
+    for (curl_lock_data d :
+         {CURL_LOCK_DATA_CONNECT, CURL_LOCK_DATA_SSL_SESSION, CURL_LOCK_DATA_DNS})
+      curl_share_setopt(share.get(), CURLSHOPT_SHARE, d);
     if (!cfg.tls_server_name.empty()) route_by_server_name();
   }
 
@@ -188,6 +218,7 @@ struct Transport::Impl {
     curl_easy_reset(h);  // keeps the connection cache
     curl_easy_setopt(h, CURLOPT_URL, (base_url + req.target).c_str());
     curl_easy_setopt(h, CURLOPT_NOSIGNAL, 1L);
+    curl_easy_setopt(h, CURLOPT_SHARE, share.get());
     curl_easy_setopt(h, CURLOPT_HTTP_VERSION, static_cast<long>(CURL_HTTP_VERSION_2TLS));
     curl_easy_setopt(h, CURLOPT_TCP_KEEPALIVE, 1L);
     curl_easy_setopt(h, CURLOPT_CONNECTTIMEOUT_MS, static_cast<long>(opts.connect_timeout.count()));

@@ -1,8 +1,8 @@
 #pragma once
 /// HTTP to one API server over libcurl: TLS from the RestConfig (certificates and keys handed
-/// to curl as memory blobs, never files), connection reuse (a pool of easy handles, each keeping
-/// its connection alive), HTTP/2 where the server offers it (ALPN), connect and request
-/// timeouts, and retries with jittered exponential backoff:
+/// to curl as memory blobs, never files), connection reuse (a pool of easy handles sharing one
+/// connection cache, TLS session cache and DNS cache), HTTP/2 where the server offers it (ALPN),
+/// connect and request timeouts, and retries with jittered exponential backoff:
 /// - 429 is retried for every request (the server did not process it), honouring Retry-After;
 /// - 500/502/503/504 and connection failures are retried only for Retry::Idempotent requests;
 ///   a request that may have been processed (POST) is never sent twice by this layer;

@@ -46,6 +46,7 @@ class Server:
     def stop(self):
         self.proc.stdin.close()
         self.proc.wait(timeout=10)
+        self.proc.stdout.close()
         shutil.rmtree(self.dir, ignore_errors=True)
 
 
@@ -145,7 +146,7 @@ class SubmitTest(Base):
         self.server.ctl("sync")
         lines = self.ejob("list").stdout.splitlines()
         self.assertEqual(lines[0].split(), ["NAME", "STATUS", "MIN", "MAX", "DESIRED", "ACTIVE", "AGE"])
-        self.assertEqual(lines[1].split()[:6], ["bert", "Running", "1", "2", "2", "2"])
+        self.assertEqual(lines[1].split()[:6], ["bert", "Running", "1", "2", "1", "1"])
         wide = self.ejob("list", "-A", "-o", "wide").stdout.splitlines()
         self.assertEqual(wide[1].split()[:2], ["elastic-job", "bert"])
         self.assertEqual(wide[1].split()[-2:], ["bert-etcd-service:2379", "worker:1"])
@@ -206,10 +207,12 @@ class SubmitTest(Base):
         self.assertTrue(yml.startswith("apiVersion: v1\nitems:\n"))
 
     def test_unreachable_server_is_a_transport_error(self):
-        cfg = json.load(open(self.server.kubeconfig))
+        with open(self.server.kubeconfig) as f:
+            cfg = json.load(f)
         cfg["clusters"][0]["cluster"]["server"] = "https://127.0.0.1:1"
         path = os.path.join(self.server.dir, "closed")
-        json.dump(cfg, open(path, "w"))
+        with open(path, "w") as f:
+            json.dump(cfg, f)
         p = self.ejob("list", "--kubeconfig", path, ok=False)
         self.assertEqual(p.returncode, 4)
         self.assertTrue(p.stderr.startswith("ejob: error: GET https://127.0.0.1:1/apis/elastic.pytorch.org/v1alpha1: "),
