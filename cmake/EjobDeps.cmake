@@ -19,3 +19,4 @@ target_include_directories(tomlplusplus SYSTEM INTERFACE ${TOMLPP_INCLUDE_DIR})
 if(EJOB_TESTS)
   find_package(Catch2 2 REQUIRED)              # catch2 (2.x)
 endif()
+include(${CMAKE_CURRENT_LIST_DIR}/EjobLean.cmake)  # ejob::* wrappers: static deps for lean executables

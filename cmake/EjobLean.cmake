@@ -1,0 +1,78 @@
+# Lean executables: what a target marked with ejob_link_lean() links instead of shared libraries.
+#
+# Mapping a shared library costs page faults at every start, and page faults are what a short
+# process spends its time on (bench/render.sh: `ejob template` of the starter chart took ~28 ms
+# of CPU, ~18 ms of it for libcurl's ~30 dependent libraries, which `template` never uses).
+# A lean target
+#   - links yaml-cpp, RE2, libcrypto, libcrypt, fmt and the C++ runtime statically (Debian ships
+#     their archives; fmt's is built here from its headers, src/util/lean/fmt_format.cpp),
+#   - links no libcurl: src/util/lean/curl_loader.cpp defines the libcurl entry points that
+#     ejob_kubeapi calls and loads libcurl.so.4 on the first of them (libcurl then maps its own
+#     libssl/libcrypto; the static libcrypto stays private to the executable).
+# Other targets (tests, ejob-agent) link the shared libraries as before. The compile flags are
+# the same either way: the static twins carry their shared library's usage requirements.
+#
+# The libraries' own CMakeLists name the wrappers below (ejob::yaml-cpp, …), which choose per
+# linking target with $<TARGET_PROPERTY:EJOB_LEAN>.
+
+set(EJOB_LIBDIR /usr/lib/${CMAKE_LIBRARY_ARCHITECTURE})
+
+# ejob_static_twin(TWIN SHARED ARCHIVE [LIBS...]): a STATIC IMPORTED target for ARCHIVE with the
+# compile usage requirements of SHARED, linking LIBS after it.
+function(ejob_static_twin twin shared archive)
+  add_library(${twin} STATIC IMPORTED)
+  set_target_properties(${twin} PROPERTIES IMPORTED_LOCATION ${archive})
+  if(TARGET ${shared})
+    foreach(p INTERFACE_INCLUDE_DIRECTORIES INTERFACE_COMPILE_DEFINITIONS
+              INTERFACE_COMPILE_OPTIONS INTERFACE_COMPILE_FEATURES)
+      get_target_property(v ${shared} ${p})
+      if(v)
+        set_property(TARGET ${twin} PROPERTY ${p} "${v}")
+      endif()
+    endforeach()
+  endif()
+  if(ARGN)
+    set_property(TARGET ${twin} PROPERTY INTERFACE_LINK_LIBRARIES ${ARGN})
+  endif()
+endfunction()
+
+# ejob_lean_choice(WRAPPER SHARED LEAN): WRAPPER links LEAN for lean targets, SHARED otherwise.
+function(ejob_lean_choice wrapper shared lean)
+  add_library(${wrapper} INTERFACE IMPORTED GLOBAL)
+  set_property(TARGET ${wrapper} PROPERTY INTERFACE_LINK_LIBRARIES
+               "$<IF:$<BOOL:$<TARGET_PROPERTY:EJOB_LEAN>>,${lean},${shared}>")
+endfunction()
+
+ejob_static_twin(ejob_static_yaml_cpp yaml-cpp ${EJOB_LIBDIR}/libyaml-cpp.a)
+ejob_static_twin(ejob_static_re2 PkgConfig::RE2 ${EJOB_LIBDIR}/libre2.a Threads::Threads)
+ejob_static_twin(ejob_static_crypto OpenSSL::Crypto ${EJOB_LIBDIR}/libcrypto.a ${CMAKE_DL_LIBS}
+                 Threads::Threads)
+ejob_static_twin(ejob_static_crypt "" ${EJOB_LIBDIR}/libcrypt.a)
+
+add_library(ejob_static_fmt STATIC EXCLUDE_FROM_ALL
+            ${PROJECT_SOURCE_DIR}/src/util/lean/fmt_format.cpp)
+foreach(p INCLUDE_DIRECTORIES COMPILE_DEFINITIONS COMPILE_FEATURES)
+  get_target_property(v fmt::fmt INTERFACE_${p})
+  if(v)
+    set_property(TARGET ejob_static_fmt PROPERTY ${p} "${v}")
+    set_property(TARGET ejob_static_fmt PROPERTY INTERFACE_${p} "${v}")
+  endif()
+endforeach()
+
+add_library(ejob_curl_loader STATIC EXCLUDE_FROM_ALL
+            ${PROJECT_SOURCE_DIR}/src/util/lean/curl_loader.cpp)
+target_include_directories(ejob_curl_loader PUBLIC ${CURL_INCLUDE_DIRS})
+target_link_libraries(ejob_curl_loader PRIVATE ejob_flags PUBLIC ${CMAKE_DL_LIBS})
+
+ejob_lean_choice(ejob::yaml-cpp yaml-cpp ejob_static_yaml_cpp)
+ejob_lean_choice(ejob::re2 PkgConfig::RE2 ejob_static_re2)
+ejob_lean_choice(ejob::crypto OpenSSL::Crypto ejob_static_crypto)
+ejob_lean_choice(ejob::crypt crypt ejob_static_crypt)
+ejob_lean_choice(ejob::fmt fmt::fmt ejob_static_fmt)
+ejob_lean_choice(ejob::curl CURL::libcurl ejob_curl_loader)
+
+# ejob_link_lean(TARGET): TARGET links the lean way (see the top of this file).
+function(ejob_link_lean target)
+  set_property(TARGET ${target} PROPERTY EJOB_LEAN ON)
+  target_link_options(${target} PRIVATE -no-pie -static-libstdc++ -static-libgcc -Wl,-O1 -Wl,--as-needed)
+endfunction()
