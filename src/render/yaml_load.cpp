@@ -4,9 +4,11 @@
 
 #include <algorithm>
 #include <cmath>
+#include <optional>
 
 #include "ejob/render/go_fmt.hpp"
 #include "ejob/render/go_strconv.hpp"
+#include "ejob/render/yaml_fast.hpp"
 #include "ejob/render/yaml_scalar.hpp"
 #include "ejob/util/error.hpp"
 
@@ -311,6 +313,10 @@ std::string unknown_anchor(std::string_view text, const YAML::Mark& mark) {
 
 YamlDecoded decode(std::string_view text) {
   YamlDecoded out;
+  if (std::optional<Value> simple = yaml::load_simple(text)) {  // most YAML, without yaml-cpp
+    out.value = std::move(*simple);
+    return out;
+  }
   try {
     YAML::Node root = YAML::Load(std::string(text));
     out.value = Converter{text}.convert(root);

@@ -9,6 +9,8 @@
 /// yaml-cpp parses the structure; its node tags tell plain scalars ("?") from quoted and block
 /// ones ("!"), and the YAML 1.1 resolution is ours (yaml_scalar.hpp). Only the first document
 /// of a stream is read, as yaml.Unmarshal does.
+///
+/// Most chart and manifest YAML takes a fast path first (yaml_fast.hpp), with the same results.
 
 #include <string>
 #include <string_view>
