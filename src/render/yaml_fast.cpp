@@ -1,5 +1,6 @@
 #include "ejob/render/yaml_fast.hpp"
 
+#include <cctype>
 #include <cmath>
 #include <string>
 #include <vector>
@@ -100,6 +101,44 @@ std::string plain_key(std::string_view s) {
     case ScalarKind::Uint: decline();  // errors
     default: return std::string(s);
   }
+}
+
+/// A one-line flow sequence of scalars at the start of `t`: `[a, 'b', "c"]` (no nesting, no
+/// empty or trailing entries, plain entries of letters, digits, spaces and `-._/+=` only); `end` is
+/// set past the `]`.
+Value flow_sequence(std::string_view t, size_t& end) {
+  List items;
+  size_t i = 1;
+  auto spaces = [&] {
+    while (i < t.size() && t[i] == ' ') ++i;
+  };
+  spaces();
+  while (true) {
+    if (i >= t.size()) decline();
+    if (t[i] == '"' || t[i] == '\'') {
+      size_t len = 0;
+      items.push_back(Value::string(quoted(t.substr(i), len)));
+      i += len;
+    } else {
+      size_t start = i;
+      while (i < t.size() && (std::isalnum(static_cast<unsigned char>(t[i])) ||
+                              std::string_view("-._/+= ").find(t[i]) != std::string_view::npos))
+        ++i;
+      std::string_view item = t.substr(start, i - start);
+      item = item.substr(0, item.find_last_not_of(' ') + 1);
+      if (item.empty() || item[0] == '=' ||
+          (item[0] == '-' && (item.size() == 1 || item[1] == ' ')))
+        decline();
+      items.push_back(plain_value(item));
+    }
+    spaces();
+    if (i < t.size() && t[i] == ']') break;
+    if (i >= t.size() || t[i] != ',') decline();
+    ++i;
+    spaces();
+  }
+  end = i + 1;
+  return Value::list(std::move(items));
 }
 
 class Parser {
@@ -257,6 +296,10 @@ class Parser {
     } else if (t[0] == '"' || t[0] == '\'') {
       size_t end = 0;
       v = Value::string(quoted(t, end));
+      expect_end(t.substr(end));
+    } else if (t[0] == '[') {
+      size_t end = 0;
+      v = flow_sequence(t, end);
       expect_end(t.substr(end));
     } else {
       v = plain_value(plain(t));
