@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <cstdio>
 #include <iostream>
+#include <span>
+#include <string_view>
 
 #include "ejob/cli/commands.hpp"
 #include "ejob/util/error.hpp"
@@ -21,6 +23,17 @@ Trailing& trailing() {
   return t;
 }
 
+/// The commands to build: only the one argv[1] names, when it names one (building every
+/// subcommand's options costs more than rendering a small chart), else all of them (for the
+/// top-level help, --version and errors about the command name).
+std::span<const CommandRow> commands_for(int argc, char** argv) {
+  if (argc > 1) {
+    for (const CommandRow& row : k_commands)
+      if (std::string_view(argv[1]) == row.name) return {&row, 1};
+  }
+  return k_commands;
+}
+
 }  // namespace
 
 std::vector<std::string> take_trailing_args() {
@@ -32,7 +45,7 @@ int run(int argc, char** argv) {
   CLI::App app{"ejob: run elastic PyTorch training jobs on Kubernetes, or locally"};
   app.require_subcommand(1);
   app.set_version_flag("--version", "ejob 0.1.0");
-  for (const CommandRow& row : k_commands) row.add(app);
+  for (const CommandRow& row : commands_for(argc, argv)) row.add(app);
   try {
     std::vector<std::string> args(argv + 1, argv + argc);
     auto dashes = std::find(args.begin(), args.end(), "--");
