@@ -8,6 +8,7 @@
 
 #include "ejob/render/go_fmt.hpp"
 #include "ejob/render/go_strconv.hpp"
+#include "ejob/render/yaml_errors.hpp"
 #include "ejob/render/yaml_fast.hpp"
 #include "ejob/render/yaml_scalar.hpp"
 #include "ejob/util/error.hpp"
@@ -119,8 +120,6 @@ yaml::Resolved resolve_scalar(const YAML::Node& n, std::string& str) {
   return fits ? r : yaml::Resolved{};
 }
 
-std::string go_syntax_message(const std::string& msg, int line0);
-
 // True when the quoted scalar opening at text[pos] has its closing quote (yaml-cpp accepts a
 // quoted scalar cut off by the end of the input; libyaml does not).
 bool quote_closed(std::string_view text, size_t pos) {
@@ -202,7 +201,8 @@ class Converter {
     YAML::Mark end;
     end.pos = static_cast<int>(m_text.size());
     end.line = lines;
-    throw ConvertError{"yaml: " + go_syntax_message("illegal EOF in scalar", lines), end};
+    throw ConvertError{
+        "yaml: " + yaml::go_syntax_message(m_text, "illegal EOF in scalar", lines, -1), end};
   }
 
   static bool is_merge_key(const YAML::Node& k) {
@@ -269,39 +269,6 @@ class Converter {
   }
 };
 
-// yaml-cpp's parser messages in go-yaml's (libyaml's) words, where they correspond, with
-// go-yaml's line prefix: scanner errors name the 1-based line, parser errors the 0-based one
-// (libyaml's problem mark), and a 0 line is left out.
-std::string go_syntax_message(const std::string& msg, int line0) {
-  struct Pair {
-    std::string_view cpp, go;
-    bool scanner;
-  };
-  static constexpr Pair k_map[] = {
-      {"illegal map value", "mapping values are not allowed in this context", true},
-      {"end of map not found", "did not find expected key", false},
-      {"end of sequence not found", "did not find expected '-' indicator", false},
-      {"end of map flow not found", "did not find expected ',' or '}'", false},
-      {"end of sequence flow not found", "did not find expected ',' or ']'", false},
-      {"illegal block entry", "block sequence entries are not allowed in this context", true},
-      {"illegal tab when looking for indentation", "found character that cannot start any token",
-       true},
-      {"unknown token", "found character that cannot start any token", true},
-      {"illegal EOF in scalar", "found unexpected end of stream", true},
-      {"the referenced anchor is not defined", "unknown anchor referenced", false},
-  };
-  std::string text = msg;
-  bool scanner = true;
-  for (const auto& p : k_map) {
-    if (msg == p.cpp) {
-      text = std::string(p.go);
-      scanner = p.scanner;
-    }
-  }
-  if (line0 <= 0) return text;
-  return "line " + std::to_string(scanner ? line0 + 1 : line0) + ": " + text;
-}
-
 // go-yaml names the missing anchor: `unknown anchor 'x' referenced`.
 std::string unknown_anchor(std::string_view text, const YAML::Mark& mark) {
   size_t at = mark.pos >= 0 ? text.find('*', static_cast<size_t>(mark.pos)) : std::string::npos;
@@ -323,7 +290,7 @@ YamlDecoded decode(std::string_view text) {
   } catch (const YAML::ParserException& e) {
     out.line = e.mark.line + 1;
     out.column = e.mark.column + 1;
-    std::string msg = go_syntax_message(e.msg, e.mark.line);
+    std::string msg = yaml::go_syntax_message(text, e.msg, e.mark.line, e.mark.pos);
     if (msg == "unknown anchor referenced") msg = unknown_anchor(text, e.mark);
     out.error = "error converting YAML to JSON: yaml: " + msg;
   } catch (const ConvertError& e) {
