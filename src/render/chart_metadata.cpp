@@ -1,7 +1,6 @@
 #include "ejob/render/chart_metadata.hpp"
 
 #include <fmt/format.h>
-#include <re2/re2.h>
 
 #include <cmath>
 #include <functional>
@@ -254,7 +253,6 @@ void validate_metadata(ChartMetadata& md, const std::string& file) {
     m.email = sanitize(m.email);
     m.url = sanitize(m.url);
   }
-  static const RE2 k_alias("[a-zA-Z0-9_-]+");
   std::map<std::string, bool> seen;
   for (Dependency& d : md.dependencies) {
     d.name = sanitize(d.name);
@@ -262,7 +260,10 @@ void validate_metadata(ChartMetadata& md, const std::string& file) {
     d.repository = sanitize(d.repository);
     d.condition = sanitize(d.condition);
     for (auto& t : d.tags) t = sanitize(t);
-    if (!d.alias.empty() && !RE2::FullMatch(d.alias, k_alias))
+    // Helm's ^[a-zA-Z0-9_-]+$
+    if (!d.alias.empty() &&
+        d.alias.find_first_not_of("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNO"
+                                  "PQRSTUVWXYZ0123456789_-") != std::string::npos)
       invalid(file, fmt::format("dependency {} has disallowed characters in the alias",
                                 go_quote(d.name)));
     const std::string& key = d.alias.empty() ? d.name : d.alias;

@@ -150,6 +150,32 @@ bool known_hook(const std::string& events) {
   return true;
 }
 
+/// Go regexp's \s: [\t\n\f\r ].
+bool is_regexp_space(char c) {
+  return c == ' ' || c == '\t' || c == '\n' || c == '\f' || c == '\r';
+}
+
+struct Span {
+  size_t start;
+  size_t end;
+};
+
+/// The leftmost match at or after `from` of Helm's separator (?:^|\s*\n)---\s*, or npos: `---`
+/// at offset 0, or the whole run of whitespace ending in '\n' before a `---`; then the
+/// whitespace after it.
+Span next_separator(std::string_view s, size_t from) {
+  auto skip_space = [&](size_t i) {
+    while (i < s.size() && is_regexp_space(s[i])) ++i;
+    return i;
+  };
+  if (from == 0 && s.starts_with("---")) return {0, skip_space(3)};
+  size_t nl = s.find("\n---", from);
+  if (nl == std::string_view::npos) return {std::string::npos, std::string::npos};
+  size_t start = nl;
+  while (start > from && is_regexp_space(s[start - 1])) --start;
+  return {start, skip_space(nl + 4)};
+}
+
 std::string source_block(const Manifest& m) {
   return "---\n# Source: " + m.path + "\n" + m.content + "\n";
 }
@@ -157,23 +183,19 @@ std::string source_block(const Manifest& m) {
 }  // namespace
 
 std::vector<std::string> split_manifests(std::string_view file) {
-  static const RE2 k_sep(R"((?:^|\s*\n)---\s*)");
   std::string text = trim_space(file);
   std::vector<std::string> pieces;
-  re2::StringPiece input(text);
-  re2::StringPiece match;
   size_t beg = 0;
   size_t end = 0;
   size_t pos = 0;
   // Go's Regexp.Split(s, -1): a piece before each match (unless the match starts the text at
   // offset 0 and is empty-prefixed), then the tail unless the last match ended the text.
-  while (pos <= text.size() && k_sep.Match(input, pos, text.size(), RE2::UNANCHORED, &match, 1)) {
-    size_t mstart = static_cast<size_t>(match.data() - text.data());
-    size_t mend = mstart + match.size();
-    end = mstart;
-    if (mend != 0) pieces.push_back(text.substr(beg, end - beg));
-    beg = mend;
-    pos = mend > mstart ? mend : mend + 1;
+  for (Span match = next_separator(text, pos); match.start != std::string::npos;
+       match = next_separator(text, pos)) {
+    end = match.start;
+    if (match.end != 0) pieces.push_back(text.substr(beg, end - beg));
+    beg = match.end;
+    pos = match.end;  // a match is never empty
   }
   if (end != text.size()) pieces.push_back(text.substr(beg));
   std::vector<std::string> docs;

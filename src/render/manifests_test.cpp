@@ -1,5 +1,7 @@
 #include "ejob/render/manifests.hpp"
 
+#include <re2/re2.h>
+
 #include <catch2/catch.hpp>
 
 #include "ejob/util/error.hpp"
@@ -8,6 +10,59 @@ namespace ejob::render {
 namespace {
 
 using Docs = std::vector<std::string>;
+
+/// Go's Regexp.Split(TrimSpace(s), -1) with Helm's separator, through RE2, then Helm's
+/// TrimSpace of each non-empty piece (what split_manifests does without a regexp). The test
+/// texts are ASCII, for which TrimSpace is trimming " \t\n\v\f\r".
+Docs split_by_regexp(std::string_view file) {
+  static const RE2 k_sep(R"((?:^|\s*\n)---\s*)");
+  auto trim = [](std::string_view t) {
+    size_t b = t.find_first_not_of(" \t\n\v\f\r");
+    if (b == std::string_view::npos) return std::string();
+    return std::string(t.substr(b, t.find_last_not_of(" \t\n\v\f\r") - b + 1));
+  };
+  std::string text = trim(file);
+  Docs pieces;
+  re2::StringPiece input(text);
+  re2::StringPiece match;
+  size_t beg = 0;
+  size_t end = 0;
+  size_t pos = 0;
+  while (pos <= text.size() && k_sep.Match(input, pos, text.size(), RE2::UNANCHORED, &match, 1)) {
+    size_t mstart = static_cast<size_t>(match.data() - text.data());
+    size_t mend = mstart + match.size();
+    end = mstart;
+    if (mend != 0) pieces.push_back(text.substr(beg, end - beg));
+    beg = mend;
+    pos = mend > mstart ? mend : mend + 1;
+  }
+  if (end != text.size()) pieces.push_back(text.substr(beg));
+  Docs docs;
+  for (const std::string& p : pieces)
+    if (!p.empty()) docs.push_back(trim(p));
+  return docs;
+}
+
+TEST_CASE("render: split_manifests is Helm's regexp split on every short text") {
+  const std::string alphabet = "a-\n \t";
+  int checked = 0;
+  for (size_t len = 0; len <= 7; ++len) {
+    std::vector<size_t> digits(len, 0);
+    while (true) {
+      std::string s;
+      for (size_t d : digits) s += alphabet[d];
+      if (split_manifests(s) != split_by_regexp(s)) {
+        INFO(s);
+        CHECK(split_manifests(s) == split_by_regexp(s));
+      }
+      ++checked;
+      size_t i = 0;
+      while (i < len && ++digits[i] == alphabet.size()) digits[i++] = 0;
+      if (i == len) break;
+    }
+  }
+  CHECK(checked > 90000);
+}
 
 TEST_CASE("render: SplitManifests splits on --- lines with Helm's quirks") {
   CHECK(split_manifests("a: 1\n---\nb: 2\n") == Docs{"a: 1", "b: 2"});

@@ -1,7 +1,5 @@
 #include "ejob/render/render_chart.hpp"
 
-#include <re2/re2.h>
-
 #include "ejob/render/context.hpp"
 #include "ejob/render/engine.hpp"
 #include "ejob/render/go_fmt.hpp"
@@ -88,12 +86,28 @@ std::string print(const SortedManifests& sorted, const RenderOptions& options, c
   return out;
 }
 
+/// Full match of [a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*: labels of
+/// lower-case letters, digits and '-', separated by single dots, each starting and ending with
+/// a letter or digit.
+bool is_dns1123_subdomain(std::string_view name) {
+  auto alnum = [](char c) { return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9'); };
+  size_t start = 0;
+  while (true) {
+    size_t dot = name.find('.', start);
+    std::string_view label = name.substr(start, dot == std::string_view::npos ? dot : dot - start);
+    if (label.empty() || !alnum(label.front()) || !alnum(label.back())) return false;
+    for (char c : label)
+      if (!alnum(c) && c != '-') return false;
+    if (dot == std::string_view::npos) return true;
+    start = dot + 1;
+  }
+}
+
 }  // namespace
 
 void validate_release_name(const std::string& name) {
-  static const RE2 k_name(R"([a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*)");
   if (name.empty()) throw Error(ErrorCode::Usage, "release name \"\": no name provided");
-  if (name.size() > 53 || !RE2::FullMatch(name, k_name))
+  if (name.size() > 53 || !is_dns1123_subdomain(name))
     throw Error(ErrorCode::Usage,
                 "release name " + go_quote(name) +
                     ": invalid release name, must match regex "

@@ -1,5 +1,7 @@
 #include "ejob/render/render_chart.hpp"
 
+#include <re2/re2.h>
+
 #include <catch2/catch.hpp>
 #include <fstream>
 #include <random>
@@ -149,6 +151,34 @@ TEST_CASE("render: a disabled subchart renders nothing") {
   RenderOptions o;
   o.values.set = {"sub.enabled=false"};
   CHECK(render(t, o).out.find("charts/sub") == std::string::npos);
+}
+
+TEST_CASE("render: release names are checked as Helm's regexp checks them") {
+  static const RE2 k_name(R"([a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*)");
+  const std::string alphabet = "a0-.A_";
+  int checked = 0;
+  for (size_t len = 1; len <= 6; ++len) {
+    std::vector<size_t> digits(len, 0);
+    while (true) {
+      std::string s;
+      for (size_t d : digits) s += alphabet[d];
+      bool valid = true;
+      try {
+        validate_release_name(s);
+      } catch (const Error&) {
+        valid = false;
+      }
+      if (valid != RE2::FullMatch(s, k_name)) {
+        INFO(s);
+        CHECK(valid == RE2::FullMatch(s, k_name));
+      }
+      ++checked;
+      size_t i = 0;
+      while (i < len && ++digits[i] == alphabet.size()) digits[i++] = 0;
+      if (i == len) break;
+    }
+  }
+  CHECK(checked > 50000);
 }
 
 }  // namespace

@@ -3,23 +3,70 @@
 #include <re2/re2.h>
 
 #include <charconv>
+#include <optional>
 
 namespace ejob::render {
 
 namespace {
 
 // The library's regular expressions, verbatim (Go's regexp syntax is RE2's).
-const std::string k_sv =
-    R"(v?([0-9]+)(\.[0-9]+)?(\.[0-9]+)?(-([0-9A-Za-z\-]+(\.[0-9A-Za-z\-]+)*))?)"
-    R"((\+([0-9A-Za-z\-]+(\.[0-9A-Za-z\-]+)*))?)";
 const std::string k_cv =
     R"(v?([0-9|x|X|\*]+)(\.[0-9|x|X|\*]+)?(\.[0-9|x|X|\*]+)?(-([0-9A-Za-z\-]+(\.[0-9A-Za-z\-]+)*))?)"
     R"((\+([0-9A-Za-z\-]+(\.[0-9A-Za-z\-]+)*))?)";
 const std::string k_ops = R"(=||!=|>|<|>=|=>|<=|=<|~|~>|\^)";
 
-const RE2& version_re() {
-  static const RE2 r("^" + k_sv + "$");
-  return r;
+/// The groups of the library's version pattern (semver_test.cpp holds it verbatim and checks
+/// this against it) that parse reads: 1 (major), 2 and 3 (".minor", ".patch"), 5
+/// (prerelease) and 8 (metadata). Matched by hand: each optional part of the pattern starts with
+/// its own character and ends where the next part or the end must begin, so one left-to-right
+/// pass gives what the regular expression gives (and compiling it cost more than a render).
+struct VersionGroups {
+  std::string major, minor, patch, pre, metadata;
+};
+
+bool is_digit(char c) { return c >= '0' && c <= '9'; }
+
+bool is_ident_char(char c) {
+  return is_digit(c) || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '-';
+}
+
+/// [0-9A-Za-z-]+(\.[0-9A-Za-z-]+)* from s[i], greedily; empty when it does not match there.
+std::string dotted_idents(std::string_view s, size_t& i) {
+  size_t start = i;
+  while (i < s.size() && (is_ident_char(s[i]) || s[i] == '.')) ++i;
+  std::string_view run = s.substr(start, i - start);
+  if (run.empty() || run.front() == '.' || run.back() == '.' ||
+      run.find("..") != std::string_view::npos)
+    return {};
+  return std::string(run);
+}
+
+std::optional<VersionGroups> match_version(std::string_view s) {
+  VersionGroups g;
+  size_t i = s.starts_with('v') ? 1 : 0;
+  auto digits = [&] {
+    size_t start = i;
+    while (i < s.size() && is_digit(s[i])) ++i;
+    return std::string(s.substr(start, i - start));
+  };
+  g.major = digits();
+  if (g.major.empty()) return std::nullopt;
+  for (std::string* part : {&g.minor, &g.patch}) {
+    if (i + 1 < s.size() && s[i] == '.' && is_digit(s[i + 1])) {
+      ++i;
+      *part = "." + digits();
+    }
+  }
+  if (i < s.size() && s[i] == '-') {
+    g.pre = dotted_idents(s, ++i);
+    if (g.pre.empty()) return std::nullopt;
+  }
+  if (i < s.size() && s[i] == '+') {
+    g.metadata = dotted_idents(s, ++i);
+    if (g.metadata.empty()) return std::nullopt;
+  }
+  if (i != s.size()) return std::nullopt;
+  return g;
 }
 const RE2& constraint_re() {
   static const RE2 r(R"(^\s*()" + k_ops + R"()\s*()" + k_cv + R"()\s*$)");
@@ -128,15 +175,15 @@ std::string trim_dot(const std::string& s) { return s.empty() || s[0] != '.' ? s
 }  // namespace
 
 SemVersion SemVersion::parse(std::string_view text) {
-  std::vector<std::string> m = submatch(version_re(), text);
-  if (m.empty()) throw SemverError{"Invalid Semantic Version"};
+  std::optional<VersionGroups> m = match_version(text);
+  if (!m) throw SemverError{"Invalid Semantic Version"};
   SemVersion v;
-  v.metadata = m[8];
-  v.pre = m[5];
+  v.metadata = m->metadata;
+  v.pre = m->pre;
   v.original = std::string(text);
-  v.major = parse_segment(m[1]);
-  v.minor = m[2].empty() ? 0 : parse_segment(trim_dot(m[2]));
-  v.patch = m[3].empty() ? 0 : parse_segment(trim_dot(m[3]));
+  v.major = parse_segment(m->major);
+  v.minor = m->minor.empty() ? 0 : parse_segment(trim_dot(m->minor));
+  v.patch = m->patch.empty() ? 0 : parse_segment(trim_dot(m->patch));
   if (!v.pre.empty()) {
     for (std::string_view p : split(v.pre, ".")) {
       if (only(p, k_num)) {
