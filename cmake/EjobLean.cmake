@@ -6,6 +6,7 @@
 # A lean target
 #   - links yaml-cpp, RE2, libcrypto, libcrypt, fmt and the C++ runtime statically (Debian ships
 #     their archives; fmt's is built here from its headers, src/util/lean/fmt_format.cpp),
+#   - maps its first 384 KiB of heap at once (src/util/lean/prefault.cpp),
 #   - links no libcurl: src/util/lean/curl_loader.cpp defines the libcurl entry points that
 #     ejob_kubeapi calls and loads libcurl.so.4 on the first of them (libcurl then maps its own
 #     libssl/libcrypto; the static libcrypto stays private to the executable).
@@ -74,5 +75,6 @@ ejob_lean_choice(ejob::curl CURL::libcurl ejob_curl_loader)
 # ejob_link_lean(TARGET): TARGET links the lean way (see the top of this file).
 function(ejob_link_lean target)
   set_property(TARGET ${target} PROPERTY EJOB_LEAN ON)
+  target_sources(${target} PRIVATE ${PROJECT_SOURCE_DIR}/src/util/lean/prefault.cpp)
   target_link_options(${target} PRIVATE -no-pie -static-libstdc++ -static-libgcc -Wl,-O1 -Wl,--as-needed)
 endfunction()
