@@ -190,6 +190,16 @@ func coalesceChart(c *Chart, dest map[string]interface{}, prefix string) error {
 	return nil
 }
 
+// isSubchartKey reports whether key names one of c's subcharts.
+func isSubchartKey(c *Chart, key string) bool {
+	for _, sub := range c.Subcharts {
+		if sub.Meta.Name == key {
+			return true
+		}
+	}
+	return false
+}
+
 // coalesceTop merges the chart's values.yaml keys under dest (user values win).
 func coalesceTop(c *Chart, dest map[string]interface{}, prefix string) {
 	for key, chartVal := range deepCopy(c.Values).(map[string]interface{}) {
@@ -204,7 +214,7 @@ func coalesceTop(c *Chart, dest map[string]interface{}, prefix string) {
 		}
 		if um, ok := userVal.(map[string]interface{}); ok {
 			if cm, ok := chartVal.(map[string]interface{}); ok {
-				coalesceTables(um, cm, prefix+key)
+				coalesceTables(um, cm, prefix+key, isSubchartKey(c, key))
 			} else {
 				warnf("skipped value for %s%s: Not a table.", prefix, key)
 			}
@@ -212,12 +222,15 @@ func coalesceTop(c *Chart, dest map[string]interface{}, prefix string) {
 	}
 }
 
-// coalesceTables merges src (chart defaults) under dst (user values). Below the top level a
-// user null is removed even where the chart has no such key.
-func coalesceTables(dst, src map[string]interface{}, path string) {
+// coalesceTables merges src (chart defaults) under dst (user values), as Helm's
+// coalesceTablesFullKey. A user null deletes the key only where the chart sets a non-null
+// value there and merge is false; a null for a key the chart does not set (or sets to null)
+// is kept. merge is true below a subchart's key in the parent's values (Helm's
+// childChartMergeTrue) and for globals, so the nulls survive to the subchart's own pass.
+func coalesceTables(dst, src map[string]interface{}, path string, merge bool) {
 	for key, dv := range dst {
 		if _, inSrc := src[key]; dv == nil && !inSrc {
-			delete(dst, key)
+			src[key] = nil
 		}
 	}
 	for key, sv := range src {
@@ -228,14 +241,16 @@ func coalesceTables(dst, src map[string]interface{}, path string) {
 			continue
 		}
 		if dv == nil {
-			delete(dst, key)
+			if !merge && sv != nil {
+				delete(dst, key)
+			}
 			continue
 		}
 		sm, srcTable := sv.(map[string]interface{})
 		dm, dstTable := dv.(map[string]interface{})
 		if srcTable {
 			if dstTable {
-				coalesceTables(dm, sm, full)
+				coalesceTables(dm, sm, full, merge)
 			} else {
 				warnf("cannot overwrite table with non table for %s (%v)", full, sv)
 			}
@@ -256,7 +271,7 @@ func coalesceGlobals(sub, parent map[string]interface{}) {
 		if vm, ok := v.(map[string]interface{}); ok {
 			if dm, ok := sg[k].(map[string]interface{}); ok {
 				merged := deepCopy(vm).(map[string]interface{})
-				coalesceTables(merged, dm, "global."+k)
+				coalesceTables(merged, dm, "global."+k, true)
 				sg[k] = merged
 				continue
 			}
