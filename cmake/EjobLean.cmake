@@ -6,7 +6,8 @@
 # A lean target
 #   - links yaml-cpp, RE2, libcrypto, libcrypt, fmt and the C++ runtime statically (Debian ships
 #     their archives; fmt's is built here from its headers, src/util/lean/fmt_format.cpp),
-#   - maps its first 384 KiB of heap at once (src/util/lean/prefault.cpp),
+#   - maps its first 128 KiB of heap at once (src/util/lean/prefault.cpp),
+#   - takes small objects from per-thread free lists (src/util/lean/small_alloc.cpp),
 #   - links no libcurl: src/util/lean/curl_loader.cpp defines the libcurl entry points that
 #     ejob_kubeapi calls and loads libcurl.so.4 on the first of them (libcurl then maps its own
 #     libssl/libcrypto; the static libcrypto stays private to the executable).
@@ -76,5 +77,8 @@ ejob_lean_choice(ejob::curl CURL::libcurl ejob_curl_loader)
 function(ejob_link_lean target)
   set_property(TARGET ${target} PROPERTY EJOB_LEAN ON)
   target_sources(${target} PRIVATE ${PROJECT_SOURCE_DIR}/src/util/lean/prefault.cpp)
+  if(NOT EJOB_SANITIZE)  # the sanitizers bring their own operator new
+    target_sources(${target} PRIVATE ${PROJECT_SOURCE_DIR}/src/util/lean/small_alloc.cpp)
+  endif()
   target_link_options(${target} PRIVATE -no-pie -static-libstdc++ -static-libgcc -Wl,-O1 -Wl,--as-needed)
 endfunction()
