@@ -193,7 +193,10 @@ bool eq_one(const Value& a, const Value& b) {
         "non-comparable types %s: %v, %s: %v",
         std::vector<Value>{a, Value::string(a.type_name()), Value::string(b.type_name()), b})};
   }
-  if (a.is_nil() || b.is_nil()) return a.is_nil() == b.is_nil();
+  // Go's isNil: a missing value or a nil slice.
+  bool a_nil = a.is_nil() || a.is_nil_list();
+  bool b_nil = b.is_nil() || b.is_nil_list();
+  if (a_nil || b_nil) return a_nil == b_nil;
   if (!comparable(b)) {
     throw FuncError{
         sprintf("non-comparable type %s: %v", std::vector<Value>{b, Value::string(b.type_name())})};

@@ -285,7 +285,11 @@ void register_sprig_regex(FuncMap& map) {
                                       [=](const FuncArgs& a) {
                                         auto re_ptr = compile_or_throw(s(a, 0), must);
                                         const RE2& re = *re_ptr;
-                                        return string_list(find_all(re, s(a, 1), a[2].as_int()));
+                                        auto found = find_all(re, s(a, 1), a[2].as_int());
+                                        // FindAllString: nil when nothing matched
+                                        if (found.empty())
+                                          return Value::nil_list(GoType::ListString);
+                                        return string_list(std::move(found));
                                       },
                                       ret));
     map.add(name("regexFind"), fn(

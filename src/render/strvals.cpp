@@ -129,8 +129,8 @@ int atoi_index(const std::string& s) {
 List set_index(List list, int index, Value val) {
   if (index < 0) throw SetError{fmt::format("negative {} index not allowed", index)};
   if (index > k_max_index)
-    throw SetError{fmt::format("index of {} is greater than maximum supported index value of {}",
-                               index, k_max_index)};
+    throw SetError{fmt::format("index of {} is greater than maximum supported index of {}", index,
+                               k_max_index)};
   if (list.size() <= static_cast<size_t>(index)) list.resize(index + 1);
   list[index] = std::move(val);
   return list;
@@ -295,8 +295,7 @@ class Parser {
         list[i] = inner;  // indices out of order: Helm starts a fresh map here
     }
     step = key(inner.mutable_map(), level);
-    if (step == Step::Eof) return list;
-    return set_index(std::move(list), i, inner);
+    return set_index(std::move(list), i, inner);  // also at EOF: `a[1].c=` sets c to ""
   }
 
   /// The value after `key[i]=`.

@@ -99,7 +99,7 @@ TEST_CASE("strvals: Helm's error texts") {
         "not []interface {}");
   CHECK(parse_error("a[-1]=2") == "negative -1 index not allowed");
   CHECK(parse_error("a[65537]=2") ==
-        "index of 65537 is greater than maximum supported index value of 65536");
+        "index of 65537 is greater than maximum supported index of 65536");
   CHECK(parse_error("a[x]=2") ==
         R"(error parsing index: strconv.Atoi: parsing "x": invalid syntax)");
   CHECK(parse_error("a[1]x=2") == R"(unexpected data at end of array index: "x")");

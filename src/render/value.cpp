@@ -85,6 +85,20 @@ bool Value::truthy() const {
   return false;
 }
 
+namespace {
+const ListPtr& shared_nil_list() {
+  static const ListPtr k_nil = std::make_shared<List>();
+  return k_nil;
+}
+}  // namespace
+
+Value Value::nil_list(GoType t) { return Value(t, shared_nil_list()); }
+
+bool Value::is_nil_list() const {
+  const auto* p = std::get_if<ListPtr>(&m_data);
+  return p != nullptr && *p == shared_nil_list();
+}
+
 bool operator==(const Value& a, const Value& b) {
   if (a.m_type != b.m_type) return false;
   switch (a.m_type) {

@@ -87,6 +87,9 @@ class Value {
   static Value list(ListPtr items, GoType t = GoType::ListAny) {
     return Value(t, std::move(items));
   }
+  /// A nil slice of type `t` (Go's `var s []string`): empty for len/range/print/truthiness, but
+  /// eq/ne tell it from a non-nil slice. All nil slices share one empty list; do not mutate it.
+  static Value nil_list(GoType t = GoType::ListAny);
   static Value map(Map m = {}, GoType t = GoType::MapAny) {
     return Value(t, std::make_shared<Map>(std::move(m)));
   }
@@ -101,8 +104,9 @@ class Value {
   [[nodiscard]] bool is_uint() const;  ///< any unsigned integer type (Bytes excluded)
   [[nodiscard]] bool is_float() const { return m_type == GoType::Float64; }
   [[nodiscard]] bool is_string() const { return m_type == GoType::String; }
-  [[nodiscard]] bool is_list() const;  ///< ListAny, ListString, ListInt (not Bytes)
-  [[nodiscard]] bool is_map() const;   ///< MapAny, MapString, Values
+  [[nodiscard]] bool is_list() const;      ///< ListAny, ListString, ListInt (not Bytes)
+  [[nodiscard]] bool is_map() const;       ///< MapAny, MapString, Values
+  [[nodiscard]] bool is_nil_list() const;  ///< a list made by nil_list()
   [[nodiscard]] bool is_object() const { return m_type == GoType::Object; }
 
   // Accessors: precondition is the matching is_*() (checked with assert in debug builds).
