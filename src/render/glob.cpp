@@ -118,6 +118,17 @@ bool match_star_chunk(std::string_view chunk, std::string_view pattern, std::str
 }  // namespace
 
 bool filepath_match(std::string_view pattern, std::string_view name) {
+  // Fast paths for .helmignore's usual rules, with Go's answers: a pattern without
+  // metacharacters matches itself only; `*` and a literal without '/' match the names without
+  // '/' that end in the literal.
+  constexpr std::string_view k_meta = "*?[\\";
+  if (pattern.find_first_of(k_meta) == std::string_view::npos) return pattern == name;
+  if (pattern[0] == '*' && pattern.find_first_of(k_meta, 1) == std::string_view::npos &&
+      pattern.find('/') == std::string_view::npos) {
+    std::string_view literal = pattern.substr(1);
+    return name.ends_with(literal) &&
+           name.substr(0, name.size() - literal.size()).find('/') == std::string_view::npos;
+  }
   while (!pattern.empty()) {
     bool star = false;
     std::string_view chunk;
