@@ -74,11 +74,15 @@ ejob_lean_choice(ejob::fmt fmt::fmt ejob_static_fmt)
 ejob_lean_choice(ejob::curl CURL::libcurl ejob_curl_loader)
 
 # ejob_link_lean(TARGET): TARGET links the lean way (see the top of this file).
+# Sanitizer builds link the ordinary way (the sanitizers bring their own operator new and
+# intercept the C++ runtime's shared symbols).
 function(ejob_link_lean target)
-  set_property(TARGET ${target} PROPERTY EJOB_LEAN ON)
-  target_sources(${target} PRIVATE ${PROJECT_SOURCE_DIR}/src/util/lean/prefault.cpp)
-  if(NOT EJOB_SANITIZE)  # the sanitizers bring their own operator new
-    target_sources(${target} PRIVATE ${PROJECT_SOURCE_DIR}/src/util/lean/small_alloc.cpp)
+  if(EJOB_SANITIZE)
+    return()
   endif()
-  target_link_options(${target} PRIVATE -no-pie -static-libstdc++ -static-libgcc -Wl,-O1 -Wl,--as-needed)
+  set_property(TARGET ${target} PROPERTY EJOB_LEAN ON)
+  target_sources(${target} PRIVATE ${PROJECT_SOURCE_DIR}/src/util/lean/prefault.cpp
+                                   ${PROJECT_SOURCE_DIR}/src/util/lean/small_alloc.cpp)
+  target_link_options(${target} PRIVATE -no-pie -static-libstdc++ -static-libgcc -Wl,-O1
+                      -Wl,--as-needed)
 endfunction()
