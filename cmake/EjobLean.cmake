@@ -6,6 +6,7 @@
 # A lean target
 #   - links yaml-cpp, RE2, libcrypto, libcrypt, fmt and the C++ runtime statically (Debian ships
 #     their archives; fmt's is built here from its headers, src/util/lean/fmt_format.cpp),
+#   - is not position-independent (no relocations to apply to its ~400 KiB of vtables at start),
 #   - maps its first 128 KiB of heap at once (src/util/lean/prefault.cpp),
 #   - takes small objects from per-thread free lists (src/util/lean/small_alloc.cpp),
 #   - links no libcurl: src/util/lean/curl_loader.cpp defines the libcurl entry points that
