@@ -6,6 +6,8 @@ import datetime
 import json
 import time
 
+import portforward
+import websocket_server as websocket
 from store import ApiError, now_rfc3339
 
 try:
@@ -223,6 +225,10 @@ def api(h):
         return proxy(h, res, ns, name, "/" + "/".join(rest[3:]))
     if res.namespaced and name and ns is None:
         raise ApiError(404, "NotFound", "the server could not find the requested resource")
+    if sub == "portforward" and res.kind == "Pod":
+        # Upgrading to a WebSocket needs "create" (AuthorizePodWebsocketUpgradeCreatePermission).
+        forbid(h, "create", res, name, ns, sub)
+        return portforward.serve(h, h.server.store.get(res, ns, name))
     resource_call(h, res, ns if res.namespaced else None, name, sub)
 
 
@@ -527,6 +533,10 @@ def control(h):
     elif cmd == "objects":
         with srv.store.lock:
             return h.send_json(200, [o for o in srv.store.objects.values()])
+    elif cmd == "websocket":
+        return websocket.serve_echo(h)
+    elif cmd == "websocket-closes":
+        return h.send_json(200, list(srv.websocket_closes))
     elif cmd == "shutdown":
         srv.stopping.set()
     else:

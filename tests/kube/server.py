@@ -24,6 +24,11 @@ Test control (no auth, never faulted, not counted), all JSON:
   POST /_test/compact             forget watch history (older resourceVersions get 410)
   POST /_test/sync                wait until the ElasticJob controller is idle
   GET  /_test/objects             every stored object
+  GET  /_test/websocket           a WebSocket echo peer (websocket_server.serve_echo)
+  GET  /_test/websocket-closes    the close codes and reasons its clients sent
+
+Pods forward ports (pods/portforward, portforward.py) to 127.0.0.1 ports named by their
+annotations test.ejob.dev/port-forward-PORT.
 """
 
 import argparse
@@ -94,6 +99,7 @@ class Server(ThreadingHTTPServer):
         self.requests_lock = threading.Lock()
         self.tokens = {"admin-token": "admin", "viewer-token": "viewer"}
         self.logs = {}
+        self.websocket_closes = []
         self.config = {"bookmark_interval": 1.0, "evict_blocked": []}
         self.stopping = threading.Event()
         self.controller = controller.Controller(self.store)

@@ -27,6 +27,8 @@ namespace {
   X(curl_easy_cleanup)         \
   X(curl_easy_reset)           \
   X(curl_easy_perform)         \
+  X(curl_easy_send)            \
+  X(curl_easy_recv)            \
   X(curl_easy_setopt)          \
   X(curl_easy_getinfo)         \
   X(curl_easy_strerror)        \
@@ -114,6 +116,14 @@ CURLcode curl_easy_getinfo(CURL* handle, CURLINFO info, ...) {
   CURLcode rc = libcurl().curl_easy_getinfo(handle, info, va_arg(ap, void*));
   va_end(ap);
   return rc;
+}
+
+CURLcode curl_easy_send(CURL* handle, const void* buffer, size_t length, size_t* sent) {
+  return libcurl().curl_easy_send(handle, buffer, length, sent);
+}
+
+CURLcode curl_easy_recv(CURL* handle, void* buffer, size_t length, size_t* received) {
+  return libcurl().curl_easy_recv(handle, buffer, length, received);
 }
 
 const char* curl_easy_strerror(CURLcode code) { return libcurl().curl_easy_strerror(code); }

@@ -1,0 +1,345 @@
+#include "ejob/kubeapi/port_forward.hpp"
+
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <poll.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <catch2/catch.hpp>
+#include <fstream>
+#include <functional>
+#include <mutex>
+#include <sstream>
+#include <thread>
+
+#include "ejob/kubeapi/api_error.hpp"
+#include "ejob/kubeapi/client.hpp"
+#include "kube/test_server.hpp"
+
+using namespace ejob;
+using namespace ejob::kubeapi;
+using ejob::testing::TestServer;
+using nlohmann::json;
+
+namespace {
+
+constexpr std::chrono::milliseconds k_wait{20'000};
+
+std::string error_of(const std::function<void()>& f) {
+  try {
+    f();
+  } catch (const Error& e) {
+    return std::to_string(exit_code(e.code())) + ": " + e.message();
+  }
+  return "(no error)";
+}
+
+std::string slurp(const std::string& path) {
+  std::ifstream in(path);
+  std::ostringstream out;
+  out << in.rdbuf();
+  return out.str();
+}
+
+/// A TCP server on 127.0.0.1 (a free port) that runs `handler` for each connection in its own
+/// thread; the destructor stops listening and waits for the handlers (which end when their
+/// peer closes).
+class TcpServer {
+ public:
+  explicit TcpServer(std::function<void(int)> handler) : m_handler(std::move(handler)) {
+    m_fd = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    sockaddr_in addr{};
+    addr.sin_family = AF_INET;
+    addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    REQUIRE(::bind(m_fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr) == 0);
+    REQUIRE(::listen(m_fd, 16) == 0);
+    socklen_t len = sizeof addr;
+    getsockname(m_fd, reinterpret_cast<sockaddr*>(&addr), &len);
+    m_port = ntohs(addr.sin_port);
+    m_acceptor = std::thread([this] {
+      while (true) {
+        const int c = ::accept4(m_fd, nullptr, nullptr, SOCK_CLOEXEC);
+        if (c < 0) return;  // shut down
+        std::lock_guard lock(m_mutex);
+        m_threads.emplace_back([this, c] {
+          m_handler(c);
+          ::close(c);
+        });
+      }
+    });
+  }
+  ~TcpServer() {
+    ::shutdown(m_fd, SHUT_RDWR);
+    m_acceptor.join();
+    ::close(m_fd);
+    for (auto& t : m_threads) t.join();
+  }
+  TcpServer(const TcpServer&) = delete;
+  TcpServer& operator=(const TcpServer&) = delete;
+
+  [[nodiscard]] int port() const { return m_port; }
+
+ private:
+  std::function<void(int)> m_handler;
+  int m_fd = -1;
+  int m_port = 0;
+  std::thread m_acceptor;
+  std::mutex m_mutex;
+  std::vector<std::thread> m_threads;
+};
+
+/// Sends back what it reads until the peer closes.
+void echo(int fd) {
+  char buf[16384];
+  for (ssize_t n; (n = ::recv(fd, buf, sizeof buf, 0)) > 0;)
+    if (::send(fd, buf, static_cast<std::size_t>(n), MSG_NOSIGNAL) != n) return;
+}
+
+/// A pod whose port 8080 is `target` on 127.0.0.1 (0: nothing listens on 8080).
+json pod(const std::string& name, int target) {
+  json p = {{"apiVersion", "v1"},
+            {"kind", "Pod"},
+            {"metadata", {{"name", name}, {"namespace", "default"}}},
+            {"spec", {{"containers", {{{"name", "main"}, {"image", "etcd"}}}}}}};
+  if (target != 0)
+    p["metadata"]["annotations"] = {{"test.ejob.dev/port-forward-8080", std::to_string(target)}};
+  return p;
+}
+
+std::string pattern(std::size_t n, int seed) {
+  std::string s(n, '\0');
+  for (std::size_t i = 0; i < n; ++i) s[i] = static_cast<char>((i * 13 + seed + i / 509) & 0xFF);
+  return s;
+}
+
+/// Reads from a stream until `n` bytes arrived or it ended.
+std::string read_stream(PortForwardStream& s, std::size_t n) {
+  std::string out;
+  while (out.size() < n && s.read(out, k_wait) == StreamRead::Data) {
+  }
+  return out;
+}
+
+int connect_local(int port) {
+  const int fd = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+  sockaddr_in addr{};
+  addr.sin_family = AF_INET;
+  addr.sin_port = htons(static_cast<std::uint16_t>(port));
+  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  REQUIRE(::connect(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr) == 0);
+  return fd;
+}
+
+/// Writes `data` from another thread while reading `expect` bytes back (an echo both ways at
+/// once, as a real client would); returns what came back before the connection ended.
+std::string exchange(int fd, const std::string& data, std::size_t expect) {
+  std::thread writer([&] {
+    std::string_view rest = data;
+    while (!rest.empty()) {
+      const ssize_t n = ::send(fd, rest.data(), rest.size(), MSG_NOSIGNAL);
+      if (n <= 0) return;
+      rest.remove_prefix(static_cast<std::size_t>(n));
+    }
+  });
+  std::string got;
+  char buf[65536];
+  pollfd p{fd, POLLIN, 0};
+  while (got.size() < expect && ::poll(&p, 1, static_cast<int>(k_wait.count())) > 0) {
+    const ssize_t n = ::recv(fd, buf, sizeof buf, 0);
+    if (n <= 0) break;
+    got.append(buf, static_cast<std::size_t>(n));
+  }
+  writer.join();
+  return got;
+}
+
+/// The port-forward upgrades the server answered.
+std::size_t forwards_seen(TestServer& server) {
+  std::size_t n = 0;
+  for (const json& r : server.requests())
+    if (r["path"].get<std::string>().find("/portforward") != std::string::npos &&
+        r["status"] == 101)
+      ++n;
+  return n;
+}
+
+struct Fixture {
+  TestServer server;
+  Transport transport{server.config("admin-cert"), {}};
+  Client client{transport};
+};
+
+}  // namespace
+
+TEST_CASE("port-forward: bytes round-trip through a pod's port, small and above 64 KiB") {
+  Fixture f;
+  TcpServer target(echo);
+  f.client.create(pod("etcd-0", target.port()));
+  auto s = PortForwardStream::open(f.transport, "default", "etcd-0", 8080);
+  CHECK(s->port() == 8080);
+  s->write("hello");
+  CHECK(read_stream(*s, 5) == "hello");
+  for (std::size_t n : {std::size_t{70'000}, std::size_t{3u << 20}}) {
+    const std::string data = pattern(n, static_cast<int>(n));
+    s->write(data);
+    const std::string back = read_stream(*s, n);
+    CHECK(back.size() == n);
+    CHECK(back == data);
+  }
+  s->close();
+  CHECK(forwards_seen(f.server) == 1);
+}
+
+TEST_CASE("port-forward: the local listener serves two connections at once") {
+  Fixture f;
+  TcpServer target(echo);
+  f.client.create(pod("etcd-0", target.port()));
+  std::vector<std::string> errors;
+  std::mutex m;
+  PortForwarder fwd(f.transport,
+                    {"default", "etcd-0", 8080, 0, "127.0.0.1", [&](const std::string& e) {
+                       std::lock_guard lock(m);
+                       errors.push_back(e);
+                     }});
+  REQUIRE(fwd.local_port() > 0);
+  const int a = connect_local(fwd.local_port());
+  const int b = connect_local(fwd.local_port());
+  CHECK(exchange(a, "first", 5) == "first");
+  CHECK(exchange(b, "second", 6) == "second");
+  // Both open at the same time, each with its own large payload.
+  const std::string big_a = pattern(200'000, 1);
+  const std::string big_b = pattern(300'000, 2);
+  std::string got_a;
+  std::thread ta([&] { got_a = exchange(a, big_a, big_a.size()); });
+  const std::string got_b = exchange(b, big_b, big_b.size());
+  ta.join();
+  CHECK(got_a == big_a);
+  CHECK(got_b == big_b);
+  ::close(a);
+  ::close(b);
+  fwd.stop();
+  CHECK(errors.empty());
+  CHECK(forwards_seen(f.server) == 2);
+}
+
+TEST_CASE("port-forward: the pod's side closing ends the stream and the local connection") {
+  Fixture f;
+  TcpServer target([](int fd) { ::send(fd, "bye\n", 4, MSG_NOSIGNAL); });
+  f.client.create(pod("etcd-0", target.port()));
+  auto s = PortForwardStream::open(f.transport, "default", "etcd-0", 8080);
+  std::string out;
+  CHECK(s->read(out, k_wait) == StreamRead::Data);
+  CHECK(out == "bye\n");
+  CHECK(s->read(out, k_wait) == StreamRead::Closed);
+  CHECK(error_of([&] { s->write("late"); }) ==
+        "4: the WebSocket to " + f.server.url() + " is closed");
+
+  PortForwarder fwd(f.transport, {"default", "etcd-0", 8080});
+  const int c = connect_local(fwd.local_port());
+  // The whole answer, then the end of the connection (recv 0) before the 1 MiB expected.
+  CHECK(exchange(c, "", 1u << 20) == "bye\n");
+  ::close(c);
+}
+
+TEST_CASE("port-forward: an unknown pod is NotFound naming the pod") {
+  Fixture f;
+  CHECK(error_of([&] { PortForwardStream::open(f.transport, "default", "nope", 8080); }) ==
+        "8: pods \"nope\" not found");
+}
+
+TEST_CASE("port-forward: a port with nothing listening is the kubelet's error") {
+  Fixture f;
+  const json created = f.client.create(pod("etcd-0", 0));
+  const std::string uid = created["metadata"]["uid"];
+  const std::string expected =
+      "4: error forwarding port 8080 to pod " + uid +
+      ", uid : failed to execute portforward in network namespace \"/var/run/netns/cni-" + uid +
+      "\": failed to connect to localhost:8080 inside namespace \"" + uid +
+      "\", IPv4: dial tcp4 127.0.0.1:8080: connect: connection refused IPv6 dial tcp6 "
+      "[::1]:8080: connect: connection refused ";
+  auto s = PortForwardStream::open(f.transport, "default", "etcd-0", 8080);
+  std::string out;
+  CHECK(error_of([&] { s->read(out, k_wait); }) == expected);
+
+  std::vector<std::string> errors;
+  std::mutex m;
+  {
+    PortForwarder fwd(f.transport,
+                      {"default", "etcd-0", 8080, 0, "127.0.0.1", [&](const std::string& e) {
+                         std::lock_guard lock(m);
+                         errors.push_back(e);
+                       }});
+    const int c = connect_local(fwd.local_port());
+    CHECK(exchange(c, "", 1).empty());  // the local connection is closed
+    ::close(c);
+  }
+  REQUIRE(errors.size() == 1);
+  CHECK("4: " + errors[0] == expected);
+}
+
+TEST_CASE("port-forward: client certificate and token auth; a viewer may not forward") {
+  TestServer server;
+  TcpServer target(echo);
+  {
+    Transport admin(server.config("admin-cert"), {});
+    Client(admin).create(pod("etcd-0", target.port()));
+  }
+  for (const char* context : {"admin-cert", "admin-token", "basic"}) {
+    INFO(context);
+    Transport t(server.config(context), {});
+    auto s = PortForwardStream::open(t, "default", "etcd-0", 8080);
+    s->write(context);
+    CHECK(read_stream(*s, std::string(context).size()) == context);
+  }
+  Transport viewer(server.config("viewer-token"), {});
+  CHECK(error_of([&] { PortForwardStream::open(viewer, "default", "etcd-0", 8080); }) ==
+        "6: pods \"etcd-0\" is forbidden: User \"viewer\" cannot create resource "
+        "\"pods/portforward\" in API group \"\" in the namespace \"default\"");
+  RestConfig bad = server.config("admin-token");
+  bad.token = "wrong";
+  Transport wrong(bad, {});
+  CHECK(error_of([&] { PortForwardStream::open(wrong, "default", "etcd-0", 8080); }) ==
+        "6: the server rejected the credentials (401 Unauthorized)");
+}
+
+TEST_CASE("port-forward: TLS settings are those of the cluster (CA, tls-server-name, insecure)") {
+  TestServer server;
+  TcpServer target(echo);
+  RestConfig cfg = server.config("admin-token");
+  {
+    Transport t(cfg, {});
+    Client(t).create(pod("etcd-0", target.port()));
+  }
+  cfg.tls_server_name = "kubernetes.default.svc";
+  {
+    Transport t(cfg, {});
+    auto s = PortForwardStream::open(t, "default", "etcd-0", 8080);
+    s->write("sni");
+    CHECK(read_stream(*s, 3) == "sni");
+  }
+  cfg.tls_server_name.clear();
+  cfg.ca_pem = slurp(server.dir() + "/other-ca.crt");
+  {
+    Transport t(cfg, {});
+    CHECK(error_of([&] { PortForwardStream::open(t, "default", "etcd-0", 8080); }) ==
+          "4: TLS handshake with " + server.url() +
+              " failed: SSL certificate problem: self-signed certificate in certificate chain "
+              "(check certificate-authority in the kubeconfig)");
+  }
+  cfg.ca_pem.clear();
+  cfg.insecure = true;
+  Transport t(cfg, {});
+  auto s = PortForwardStream::open(t, "default", "etcd-0", 8080);
+  s->write("insecure");
+  CHECK(read_stream(*s, 8) == "insecure");
+}
+
+TEST_CASE("port-forward: a local port that is taken is an Io error") {
+  Fixture f;
+  PortForwarder first(f.transport, {"default", "etcd-0", 8080});
+  CHECK(error_of([&] {
+          PortForwarder(f.transport, {"default", "etcd-0", 8080, first.local_port()});
+        }) == "3: cannot listen on 127.0.0.1:" + std::to_string(first.local_port()) +
+                  ": Address already in use");
+}

@@ -1,0 +1,318 @@
+// The WebSocket session: frame codec, message reassembly, control frames and the byte I/O over
+// the curl connection. The opening handshake is in websocket_handshake.cpp.
+
+#include "ejob/kubeapi/websocket.hpp"
+
+#include <openssl/evp.h>
+#include <openssl/rand.h>
+#include <poll.h>
+
+#include <optional>
+
+#include "ejob/kubeapi/websocket_impl.hpp"
+#include "ejob/util/error.hpp"
+
+namespace ejob::kubeapi {
+namespace {
+
+constexpr std::uint8_t k_continuation = 0x0;
+constexpr std::uint8_t k_text = 0x1;
+constexpr std::uint8_t k_binary = 0x2;
+constexpr std::uint8_t k_close = 0x8;
+constexpr std::uint8_t k_ping = 0x9;
+constexpr std::uint8_t k_pong = 0xA;
+
+constexpr std::size_t k_max_message = 64u << 20;
+constexpr std::size_t k_read_chunk = 64u << 10;
+constexpr std::chrono::milliseconds k_close_wait{1'000};
+
+/// One frame as read from the server.
+struct Frame {
+  bool fin = false;
+  std::uint8_t opcode = 0;
+  std::string payload;
+};
+
+/// Milliseconds left until `deadline` for poll(): -1 without deadline, never below 0.
+int poll_wait(std::optional<Clock::time_point> deadline) {
+  if (!deadline) return -1;
+  const auto left =
+      std::chrono::duration_cast<std::chrono::milliseconds>(*deadline - Clock::now()).count();
+  return left < 0 ? 0 : static_cast<int>(left);
+}
+
+std::optional<Clock::time_point> deadline_after(std::chrono::milliseconds timeout) {
+  if (timeout.count() < 0) return std::nullopt;
+  return Clock::now() + timeout;
+}
+
+}  // namespace
+
+std::string websocket_accept(std::string_view key) {
+  constexpr std::string_view k_guid = "258EAFA5-E914-47DA-95CA-C5AB0DC85B11";
+  const std::string text = std::string(key) + std::string(k_guid);
+  unsigned char digest[EVP_MAX_MD_SIZE];
+  unsigned int len = 0;
+  EVP_Digest(text.data(), text.size(), digest, &len, EVP_sha1(), nullptr);
+  return base64_encode(std::string_view(reinterpret_cast<const char*>(digest), len));
+}
+
+std::string base64_encode(std::string_view bytes) {
+  std::string out(4 * ((bytes.size() + 2) / 3) + 1, '\0');
+  const int n = EVP_EncodeBlock(reinterpret_cast<unsigned char*>(out.data()),
+                                reinterpret_cast<const unsigned char*>(bytes.data()),
+                                static_cast<int>(bytes.size()));
+  out.resize(static_cast<std::size_t>(n));
+  return out;
+}
+
+std::string random_bytes(std::size_t n) {
+  std::string out(n, '\0');
+  if (RAND_bytes(reinterpret_cast<unsigned char*>(out.data()), static_cast<int>(n)) != 1)
+    throw Error(ErrorCode::Internal, "the random number generator failed");
+  return out;
+}
+
+std::string websocket_frame(std::uint8_t opcode, std::string_view payload,
+                            const std::uint8_t (&mask)[4]) {
+  std::string out;
+  out.reserve(payload.size() + 14);
+  out += static_cast<char>(0x80 | opcode);
+  const std::size_t n = payload.size();
+  if (n < 126) {
+    out += static_cast<char>(0x80 | n);
+  } else if (n <= 0xFFFF) {
+    out += static_cast<char>(0x80 | 126);
+    out += static_cast<char>(n >> 8);
+    out += static_cast<char>(n & 0xFF);
+  } else {
+    out += static_cast<char>(0x80 | 127);
+    for (int shift = 56; shift >= 0; shift -= 8) out += static_cast<char>((n >> shift) & 0xFF);
+  }
+  out.append(reinterpret_cast<const char*>(mask), 4);
+  const std::size_t start = out.size();
+  out.append(payload);
+  for (std::size_t i = 0; i < n; ++i)
+    out[start + i] = static_cast<char>(out[start + i] ^ mask[i % 4]);
+  return out;
+}
+
+// ---- bytes on the connection -------------------------------------------------------------------
+
+bool WebSocket::Impl::pull() {
+  char buf[k_read_chunk];
+  while (true) {
+    std::size_t n = 0;
+    const CURLcode rc = curl_easy_recv(easy.get(), buf, sizeof buf, &n);
+    if (rc == CURLE_AGAIN) return true;
+    if (rc != CURLE_OK)
+      throw Error(ErrorCode::Transport, "reading from " + server + ": " + curl_easy_strerror(rc));
+    if (n == 0) return false;
+    in.append(buf, n);
+  }
+}
+
+bool WebSocket::Impl::wait(short events, int timeout_ms, short& revents) const {
+  pollfd p{sock, events, 0};
+  int rc;
+  do {
+    rc = ::poll(&p, 1, timeout_ms);
+  } while (rc < 0 && errno == EINTR);
+  revents = p.revents;
+  return rc > 0;
+}
+
+void WebSocket::Impl::send_raw(std::string_view bytes) {
+  while (!bytes.empty()) {
+    std::size_t n = 0;
+    const CURLcode rc = curl_easy_send(easy.get(), bytes.data(), bytes.size(), &n);
+    if (rc == CURLE_OK) {
+      bytes.remove_prefix(n);
+      continue;
+    }
+    if (rc != CURLE_AGAIN)
+      throw Error(ErrorCode::Transport, "writing to " + server + ": " + curl_easy_strerror(rc));
+    // Keep reading while the peer is not taking our bytes: it may be waiting for us to read.
+    short revents = 0;
+    wait(POLLIN | POLLOUT, -1, revents);
+    if ((revents & (POLLIN | POLLHUP | POLLERR)) && !eof && !pull()) eof = true;
+  }
+}
+
+void WebSocket::Impl::send_frame(std::uint8_t opcode, std::string_view payload) {
+  const std::string key = random_bytes(4);
+  std::uint8_t mask[4];
+  for (int i = 0; i < 4; ++i) mask[i] = static_cast<std::uint8_t>(key[i]);
+  send_raw(websocket_frame(opcode, payload, mask));
+}
+
+// ---- frames ------------------------------------------------------------------------------------
+
+namespace {
+
+/// Parses one complete frame from the front of `in` (and removes it); nullopt when more bytes
+/// are needed. `error` is set for a frame no server may send.
+std::optional<Frame> parse_frame(std::string& in, std::string& error) {
+  if (in.size() < 2) return std::nullopt;
+  const auto byte = [&](std::size_t i) { return static_cast<std::uint8_t>(in[i]); };
+  Frame f;
+  f.fin = (byte(0) & 0x80) != 0;
+  f.opcode = byte(0) & 0x0F;
+  if (byte(0) & 0x70) error = "a frame with reserved bits set";
+  if (byte(1) & 0x80) error = "a masked frame";
+  std::uint64_t len = byte(1) & 0x7F;
+  std::size_t pos = 2;
+  if (len == 126 || len == 127) {
+    const std::size_t width = len == 126 ? 2 : 8;
+    if (in.size() < pos + width) return std::nullopt;
+    len = 0;
+    for (std::size_t i = 0; i < width; ++i) len = (len << 8) | byte(pos + i);
+    pos += width;
+  }
+  if (len > k_max_message) error = "a frame of " + std::to_string(len) + " bytes";
+  if (!error.empty()) return std::nullopt;
+  if (in.size() < pos + len) return std::nullopt;
+  f.payload = in.substr(pos, static_cast<std::size_t>(len));
+  in.erase(0, pos + static_cast<std::size_t>(len));
+  return f;
+}
+
+}  // namespace
+
+[[noreturn]] void WebSocket::Impl::fail(const std::string& what) {
+  if (!close_sent && !eof) {
+    try {
+      close_sent = true;
+      send_frame(k_close, std::string("\x03\xEA", 2));  // 1002: protocol error
+    } catch (const Error&) {
+      // the connection is being dropped anyway
+    }
+  }
+  peer_closed = true;
+  if (close_code == 0) close_code = 1006;
+  throw Error(ErrorCode::Transport, "WebSocket protocol error: " + server + " sent " + what);
+}
+
+void WebSocket::Impl::on_close_frame(const std::string& payload) {
+  if (payload.size() == 1) fail("a close frame of one byte");
+  close_code = 1005;
+  if (payload.size() >= 2) {
+    close_code = static_cast<std::uint16_t>((static_cast<std::uint8_t>(payload[0]) << 8) |
+                                            static_cast<std::uint8_t>(payload[1]));
+    close_reason = payload.substr(2);
+  }
+  if (!close_sent) {
+    close_sent = true;
+    try {
+      send_frame(k_close, payload.substr(0, 2));
+    } catch (const Error&) {
+      // the peer may already have dropped the connection; it closed first
+    }
+  }
+  peer_closed = true;
+}
+
+std::optional<Received> WebSocket::Impl::process(Message& out) {
+  while (!peer_closed) {
+    std::string error;
+    std::optional<Frame> f = parse_frame(in, error);
+    if (!error.empty()) fail(error);
+    if (!f) return std::nullopt;
+    if (f->opcode >= k_close) {
+      if (!f->fin || f->payload.size() > 125) fail("a fragmented or long control frame");
+      if (f->opcode == k_close) {
+        on_close_frame(f->payload);
+      } else if (f->opcode == k_ping) {
+        if (!close_sent) send_frame(k_pong, f->payload);
+      } else if (f->opcode != k_pong) {
+        fail("a frame with opcode " + std::to_string(f->opcode));
+      }
+      continue;
+    }
+    if (f->opcode == k_continuation) {
+      if (!in_fragment) fail("a continuation frame outside a message");
+    } else if (f->opcode == k_text || f->opcode == k_binary) {
+      if (in_fragment) fail("a new message inside a fragmented one");
+      in_fragment = true;
+      fragment_type = f->opcode == k_text ? MessageType::Text : MessageType::Binary;
+      fragments.clear();
+    } else {
+      fail("a frame with opcode " + std::to_string(f->opcode));
+    }
+    if (fragments.size() + f->payload.size() > k_max_message) fail("a message above 64 MiB");
+    fragments += f->payload;
+    if (f->fin) {
+      in_fragment = false;
+      out.type = fragment_type;
+      out.data = std::move(fragments);
+      fragments.clear();
+      return Received::Message;
+    }
+  }
+  return Received::Closed;
+}
+
+Received WebSocket::Impl::receive(Message& out, std::chrono::milliseconds timeout) {
+  const auto deadline = deadline_after(timeout);
+  while (true) {
+    if (auto r = process(out)) return *r;
+    if (eof) {
+      peer_closed = true;
+      if (close_code == 0) close_code = 1006;
+      return Received::Closed;
+    }
+    short revents = 0;
+    if (!wait(POLLIN, poll_wait(deadline), revents)) return Received::Timeout;
+    if (!pull()) eof = true;
+  }
+}
+
+// ---- the public object -------------------------------------------------------------------------
+
+WebSocket::WebSocket(std::unique_ptr<Impl> impl) : m_impl(std::move(impl)) {}
+
+WebSocket::~WebSocket() { close(); }
+
+const std::string& WebSocket::protocol() const { return m_impl->protocol; }
+
+void WebSocket::send(MessageType type, std::string_view data) {
+  if (m_impl->close_sent || m_impl->peer_closed || m_impl->eof)
+    throw Error(ErrorCode::Transport, "the WebSocket to " + m_impl->server + " is closed");
+  m_impl->send_frame(type == MessageType::Text ? k_text : k_binary, data);
+}
+
+Received WebSocket::receive(Message& out, std::chrono::milliseconds timeout) {
+  return m_impl->receive(out, timeout);
+}
+
+void WebSocket::close(std::uint16_t code, std::string_view reason) {
+  Impl& s = *m_impl;
+  if (!s.easy) return;
+  try {
+    if (!s.close_sent && !s.eof) {
+      std::string payload;
+      payload += static_cast<char>(code >> 8);
+      payload += static_cast<char>(code & 0xFF);
+      payload.append(reason.substr(0, 123));
+      s.close_sent = true;
+      s.send_frame(k_close, payload);
+    }
+    // The server answers with its close frame; data still in flight is dropped.
+    Message ignored;
+    const auto deadline = Clock::now() + k_close_wait;
+    while (!s.peer_closed && Clock::now() < deadline)
+      s.receive(ignored,
+                std::chrono::duration_cast<std::chrono::milliseconds>(deadline - Clock::now()));
+  } catch (const Error&) {
+    // closing never fails: the connection is dropped below either way
+  }
+  s.easy.reset();
+}
+
+std::uint16_t WebSocket::close_code() const { return m_impl->close_code; }
+
+const std::string& WebSocket::close_reason() const { return m_impl->close_reason; }
+
+int WebSocket::socket() const { return m_impl->sock; }
+
+}  // namespace ejob::kubeapi

@@ -1,0 +1,61 @@
+#pragma once
+/// The state behind a WebSocket, shared by websocket.cpp (frames, session) and
+/// websocket_handshake.cpp (connection, upgrade). Not for use outside those two files.
+
+#include <curl/curl.h>
+
+#include <chrono>
+#include <memory>
+#include <optional>
+#include <string>
+
+#include "ejob/kubeapi/websocket.hpp"
+
+namespace ejob::kubeapi {
+
+using Clock = std::chrono::steady_clock;
+
+struct CurlEasyDeleter {
+  void operator()(CURL* h) const { curl_easy_cleanup(h); }
+};
+using CurlEasyPtr = std::unique_ptr<CURL, CurlEasyDeleter>;
+
+struct WebSocket::Impl {
+  CurlEasyPtr easy;       ///< owns the connection; reset = connection dropped
+  int sock = -1;          ///< the connection's socket (CURLINFO_ACTIVESOCKET)
+  std::string server;     ///< the API server's URL, for messages
+  std::string protocol;   ///< the chosen subprotocol
+  std::string in;         ///< bytes received and not yet parsed
+  std::string fragments;  ///< the message being reassembled
+  MessageType fragment_type = MessageType::Binary;
+  bool in_fragment = false;
+  bool close_sent = false;   ///< our close frame went out
+  bool peer_closed = false;  ///< the server's close frame arrived (or the session failed)
+  bool eof = false;          ///< the connection ended
+  std::uint16_t close_code = 0;
+  std::string close_reason;
+
+  /// Reads every byte available now into `in`; false at the end of the connection.
+  bool pull();
+  /// poll() on the socket; false on timeout.
+  bool wait(short events, int timeout_ms, short& revents) const;
+  /// Writes all of `bytes`, reading ahead into `in` while the socket is full.
+  void send_raw(std::string_view bytes);
+  /// Writes one masked frame.
+  void send_frame(std::uint8_t opcode, std::string_view payload);
+  /// Handles the complete frames in `in`: a message or Closed, nullopt when more is needed.
+  std::optional<Received> process(Message& out);
+  /// receive() of the public object.
+  Received receive(Message& out, std::chrono::milliseconds timeout);
+  /// Records the server's close frame and answers it.
+  void on_close_frame(const std::string& payload);
+  /// Closes with 1002 and throws the protocol error.
+  [[noreturn]] void fail(const std::string& what);
+};
+
+/// Standard base64 with padding.
+std::string base64_encode(std::string_view bytes);
+/// `n` bytes from the cryptographic random generator.
+std::string random_bytes(std::size_t n);
+
+}  // namespace ejob::kubeapi
