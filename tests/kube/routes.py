@@ -85,6 +85,26 @@ def discovery(h, parts):
             "groupVersion": f"{group}/{version}" if group else version, "resources": items}
 
 
+def _pb_string(field, text):
+    """One length-delimited protobuf field (wire type 2) holding TEXT; lengths stay < 128."""
+    data = text if isinstance(text, bytes) else text.encode()
+    return bytes([(field << 3) | 2, len(data)]) + data
+
+
+def send_openapi_v2_protobuf(h):
+    """/openapi/v2 as kube-apiserver serves it to kubectl <= 1.26, which asks only for
+    application/com.github.proto-openapi.spec.v2@v1.0+protobuf (gnostic's openapi_v2.Document:
+    1 swagger, 2 info{1 title, 2 version}); no definitions, so kubectl skips client validation.
+    kube-openapi labels the body application/octet-stream ("@" is no media-type character)."""
+    info = _pb_string(1, "Kubernetes") + _pb_string(2, "v1.32.0")
+    data = _pb_string(1, "2.0") + _pb_string(2, info)
+    h.send_response(200)
+    h.send_header("Content-Type", "application/octet-stream")  # as kube-openapi serves it
+    h.send_header("Content-Length", str(len(data)))
+    h.end_headers()
+    h.wfile.write(data)
+
+
 def openapi_v3(h, gv):
     """OpenAPI v3: the root lists group-versions; each lists PATCH operations that take
     fieldValidation, which is what kubectl checks before it leaves validation to the server."""
@@ -200,6 +220,8 @@ def api(h):
     if h.user == "system:anonymous":
         raise ApiError(403, "Forbidden", f'forbidden: User "system:anonymous" cannot get path "{path}"')
     if path.startswith("/openapi/v2"):
+        if "protobuf" in h.headers.get("Accept", ""):
+            return send_openapi_v2_protobuf(h)
         return h.send_json(200, {"swagger": "2.0", "info": {"title": "Kubernetes", "version": "v1.32.0"},
                                  "paths": {}, "definitions": {}})
     if path.startswith("/openapi/v3"):
