@@ -7,12 +7,13 @@ set -euo pipefail
 
 build_pkgs=(g++ cmake ninja-build pkg-config make git ca-certificates
   libcli11-dev libyaml-cpp-dev libcurl4-openssl-dev libssl-dev nlohmann-json3-dev
-  libre2-dev libvalijson-dev libfmt-dev libtomlplusplus-dev)
+  libre2-dev libvalijson-dev libfmt-dev libtomlplusplus-dev zlib1g-dev)
 test_pkgs=(catch2 clang-format python3 python3-yaml openssl curl procps iproute2
   libcpp-httplib-dev libbenchmark-dev
   golang-go golang-github-masterminds-sprig-dev golang-k8s-sigs-yaml-dev
   golang-gopkg-yaml.v2-dev golang-gopkg-yaml.v3-dev golang-github-burntsushi-toml-dev
-  etcd-server etcd-client python3-torch python3-etcd)
+  golang-github-xeipuuv-gojsonschema-dev
+  kubernetes-client etcd-server etcd-client python3-torch python3-etcd)
 
 want=("${build_pkgs[@]}")
 [ "${1:-build}" = test ] && want+=("${test_pkgs[@]}")
