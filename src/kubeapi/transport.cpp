@@ -60,6 +60,7 @@ struct Attempt {
   long status = 0;
   std::string body;           ///< the whole body, or the error body of a stream
   long retry_after = -1;      ///< seconds, -1 when absent
+  long http_version = 0;      ///< CURLINFO_HTTP_VERSION
   bool delivered = false;     ///< bytes reached the sink
   bool stopped = false;       ///< the sink asked to stop
   std::exception_ptr thrown;  ///< what the sink threw (never let through curl's C frames)
@@ -129,6 +130,16 @@ bool nothing_sent(CURLcode c) {
 }
 
 bool retryable_status(long s) { return s == 500 || s == 502 || s == 503 || s == 504; }
+
+HttpVersion version_of(long curl_version) {
+  switch (curl_version) {
+    case CURL_HTTP_VERSION_1_0: return HttpVersion::Http1_0;
+    case CURL_HTTP_VERSION_1_1: return HttpVersion::Http1_1;
+    case CURL_HTTP_VERSION_2_0: return HttpVersion::Http2;
+    case CURL_HTTP_VERSION_3: return HttpVersion::Http3;
+    default: return HttpVersion::Unknown;
+  }
+}
 
 }  // namespace
 
@@ -276,6 +287,7 @@ struct Transport::Impl {
     ++sent;
     a.curl = curl_easy_perform(h.get());
     curl_easy_getinfo(h.get(), CURLINFO_RESPONSE_CODE, &a.status);
+    curl_easy_getinfo(h.get(), CURLINFO_HTTP_VERSION, &a.http_version);
     if (a.curl == CURLE_WRITE_ERROR && a.stopped) a.curl = CURLE_OK;
     if (a.curl != CURLE_OK) a.curl_error = errbuf[0] ? errbuf : curl_easy_strerror(a.curl);
     curl_easy_setopt(h.get(), CURLOPT_ERRORBUFFER, nullptr);
@@ -349,7 +361,7 @@ Transport::~Transport() = default;
 
 Response Transport::send(const Request& request) {
   Attempt a = m_impl->run(request, nullptr);
-  return Response{a.status, std::move(a.body)};
+  return Response{a.status, std::move(a.body), version_of(a.http_version)};
 }
 
 long Transport::stream(const Request& request, const Sink& sink, std::string& error_body) {

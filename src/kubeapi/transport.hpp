@@ -40,9 +40,13 @@ struct Request {
   Retry retry = Retry::Idempotent;
 };
 
+/// The HTTP version an answer came over (ALPN decides between 1.1 and 2 on TLS).
+enum class HttpVersion { Unknown, Http1_0, Http1_1, Http2, Http3 };
+
 struct Response {
   long status = 0;
   std::string body;
+  HttpVersion version = HttpVersion::Unknown;
 };
 
 struct TransportOptions {

@@ -1,10 +1,18 @@
 #include "ejob/kubeapi/transport.hpp"
 
+#include <fcntl.h>
+#include <signal.h>
+#include <spawn.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include <catch2/catch.hpp>
+#include <filesystem>
 #include <fstream>
+#include <set>
 #include <sstream>
+#include <thread>
 
 #include "ejob/kubeapi/api_error.hpp"
 #include "ejob/kubeapi/client.hpp"
@@ -14,6 +22,8 @@ using namespace ejob;
 using namespace ejob::kubeapi;
 using ejob::testing::TestServer;
 using ejob::testing::write_file;
+
+extern char** environ;
 
 namespace {
 
@@ -254,4 +264,107 @@ TEST_CASE("transport: connections are reused") {
   auto seen = server.requests();
   REQUIRE(seen.size() == 5);
   for (const auto& r : seen) CHECK(r["peer"] == seen[0]["peer"]);
+}
+
+namespace {
+
+constexpr const char* k_nghttpd = "/usr/sbin/nghttpd";
+
+/// nghttpd (Debian's nghttp2-server), a real HTTP/2 server: TLS with ALPN h2 only, serving
+/// `dir`/htdocs on 127.0.0.1 at a free port, its frame log (-v) in `dir`/nghttpd.log.
+class Nghttpd {
+ public:
+  explicit Nghttpd(const std::string& dir) : m_log(dir + "/nghttpd.log") {
+    if (access(k_nghttpd, X_OK) != 0)
+      FAIL("nghttpd is missing (Debian package nghttp2-server): run ./dev.sh test");
+    const std::string htdocs = dir + "/htdocs";
+    mkdir(htdocs.c_str(), 0755);
+    posix_spawn_file_actions_t actions;
+    posix_spawn_file_actions_init(&actions);
+    posix_spawn_file_actions_addopen(&actions, 1, m_log.c_str(), O_WRONLY | O_CREAT | O_TRUNC,
+                                     0644);
+    posix_spawn_file_actions_adddup2(&actions, 1, 2);
+    std::vector<std::string> args = {
+        "nghttpd",          "-v", "-a", "127.0.0.1", "-d", htdocs, "0", dir + "/server.key",
+        dir + "/server.crt"};
+    std::vector<char*> argv;
+    for (auto& a : args) argv.push_back(a.data());
+    argv.push_back(nullptr);
+    const int rc = posix_spawn(&m_pid, k_nghttpd, &actions, nullptr, argv.data(), environ);
+    posix_spawn_file_actions_destroy(&actions);
+    REQUIRE(rc == 0);
+    m_port = listening_port();
+  }
+  ~Nghttpd() {
+    kill(m_pid, SIGTERM);
+    int status = 0;
+    waitpid(m_pid, &status, 0);
+  }
+  Nghttpd(const Nghttpd&) = delete;
+  Nghttpd& operator=(const Nghttpd&) = delete;
+
+  [[nodiscard]] int port() const { return m_port; }
+
+  /// The connections nghttpd's log shows (each is "[id=N]").
+  [[nodiscard]] std::set<std::string> connections() const {
+    std::set<std::string> ids;
+    std::istringstream log(slurp(m_log));
+    for (std::string line; std::getline(log, line);)
+      if (line.rfind("[id=", 0) == 0) ids.insert(line.substr(0, line.find(']') + 1));
+    return ids;
+  }
+
+ private:
+  /// The port of the process's listening socket: its socket inodes (/proc/PID/fd) looked up
+  /// among the listening TCP sockets (/proc/net/tcp, state 0A). nghttpd does not print it.
+  int listening_port() const {
+    for (int attempt = 0; attempt < 500; ++attempt) {
+      std::set<std::string> inodes;
+      const std::string fds = "/proc/" + std::to_string(m_pid) + "/fd";
+      std::error_code ec;
+      for (const auto& e : std::filesystem::directory_iterator(fds, ec)) {
+        const std::string target = std::filesystem::read_symlink(e.path(), ec).string();
+        if (target.rfind("socket:[", 0) == 0) inodes.insert(target.substr(8, target.size() - 9));
+      }
+      std::istringstream tcp(slurp("/proc/net/tcp"));
+      for (std::string line; std::getline(tcp, line);) {
+        std::istringstream fields(line);
+        std::string sl, local, remote, state, queues, timer, retr, uid, timeout, inode;
+        fields >> sl >> local >> remote >> state >> queues >> timer >> retr >> uid >> timeout >>
+            inode;
+        if (state == "0A" && inodes.count(inode))
+          return std::stoi(local.substr(local.find(':') + 1), nullptr, 16);
+      }
+      std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    }
+    FAIL("nghttpd did not start listening; its log: " + slurp(m_log));
+    return 0;
+  }
+
+  std::string m_log;
+  pid_t m_pid = -1;
+  int m_port = 0;
+};
+
+}  // namespace
+
+TEST_CASE("transport: HTTP/2 where the server offers it, both requests on one connection") {
+  TestServer server;  // its PKI: ca.crt, server.crt (127.0.0.1) and server.key
+  const std::string version = R"({"major": "1", "minor": "32", "gitVersion": "v1.32.0-h2"})";
+  std::filesystem::create_directories(server.dir() + "/htdocs");
+  write_file(server.dir() + "/htdocs/version", version);
+  Nghttpd h2(server.dir());
+  RestConfig cfg = server.config("admin-token");
+  cfg.server = "https://127.0.0.1:" + std::to_string(h2.port());
+  Transport t(cfg, {});
+  for (int i = 0; i < 2; ++i) {
+    const Response r = t.send({Method::Get, "/version"});
+    CHECK(r.status == 200);
+    CHECK(r.body == version);
+    CHECK(r.version == HttpVersion::Http2);
+  }
+  CHECK(h2.connections() == std::set<std::string>{"[id=1]"});
+  // The test API server offers only http/1.1 (ALPN), and the same transport code says so.
+  Transport http1(server.config("admin-token"), {});
+  CHECK(http1.send({Method::Get, "/version"}).version == HttpVersion::Http1_1);
 }
