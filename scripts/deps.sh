@@ -13,7 +13,7 @@ test_pkgs=(catch2 clang-format python3 python3-yaml openssl curl procps iproute2
   golang-go golang-github-masterminds-sprig-dev golang-k8s-sigs-yaml-dev
   golang-gopkg-yaml.v2-dev golang-gopkg-yaml.v3-dev golang-github-burntsushi-toml-dev
   golang-github-xeipuuv-gojsonschema-dev
-  kubernetes-client etcd-server etcd-client python3-torch python3-etcd)
+  kubernetes-client etcd-server etcd-client python3-torch python3-etcd nghttp2-server)
 
 want=("${build_pkgs[@]}")
 [ "${1:-build}" = test ] && want+=("${test_pkgs[@]}")
