@@ -23,6 +23,7 @@ void register_submit(CLI::App& app);
 void register_list(CLI::App& app);
 void register_delete(CLI::App& app);
 void register_install_crds(CLI::App& app);
+void register_port_forward(CLI::App& app);
 
 /// Every subcommand, in the order `ejob --help` lists them.
 // One row per command, so the table reads as one.
@@ -36,6 +37,7 @@ inline constexpr CommandRow k_commands[] = {
     {"list", register_list},
     {"delete", register_delete},
     {"install-crds", register_install_crds},
+    {"port-forward", register_port_forward},
 };
 // clang-format on
 

@@ -17,8 +17,8 @@ namespace {
 constexpr std::size_t k_max_head = 64u << 10;
 constexpr std::size_t k_max_error_body = 1u << 20;
 
-/// curl_global_init before the first handle; Transport's constructor has done it already for
-/// the transport a WebSocket is opened on, so this only guards direct use.
+/// curl_global_init before the first curl call (Transport initialises libcurl only with its
+/// first request, which may not have happened yet).
 void ensure_curl() {
   static const CURLcode init = curl_global_init(CURL_GLOBAL_DEFAULT);
   (void)init;
@@ -85,7 +85,6 @@ struct SlistFree {
 /// Connects (TCP, proxy, TLS) as Transport would for a request to this server.
 std::unique_ptr<WebSocket::Impl> connect(const RestConfig& cfg, const AuthMaterial& auth,
                                          const Route& route, const std::string& target) {
-  ensure_curl();
   auto s = std::make_unique<WebSocket::Impl>();
   s->server = cfg.server;
   s->easy.reset(curl_easy_init());
@@ -241,6 +240,7 @@ std::string upgrade_request(const std::string& target, const Route& route, const
 
 std::unique_ptr<WebSocket> WebSocket::open(Transport& transport, const std::string& target,
                                            const std::vector<std::string>& protocols) {
+  ensure_curl();
   const RestConfig& cfg = transport.config();
   const Route route = route_for(cfg);
   const std::string where = "GET " + cfg.server + target;

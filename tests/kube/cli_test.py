@@ -9,10 +9,14 @@ and stops it.
 import argparse
 import json
 import os
+import re
 import shutil
+import signal
+import socket
 import subprocess
 import sys
 import tempfile
+import threading
 import unittest
 import urllib.request
 import ssl
@@ -234,6 +238,123 @@ class SubmitTest(Base):
         self.assertEqual(self.server.objects("ElasticJob"), [])
         p = self.ejob("delete", "a", "--all", ok=False)
         self.assertEqual((p.returncode, p.stderr), (2, "ejob: error: --all takes no job names\n"))
+
+
+class EchoServer:
+    """A TCP echo server on 127.0.0.1 (a free port): what a pod's port answers in these tests."""
+
+    def __init__(self):
+        self.sock = socket.create_server(("127.0.0.1", 0))
+        self.port = self.sock.getsockname()[1]
+        self.threads = [threading.Thread(target=self.accept, daemon=True)]
+        self.threads[0].start()
+
+    def accept(self):
+        while True:
+            try:
+                conn, _ = self.sock.accept()
+            except OSError:
+                return
+            t = threading.Thread(target=self.echo, args=(conn,), daemon=True)
+            self.threads.append(t)
+            t.start()
+
+    @staticmethod
+    def echo(conn):
+        with conn:
+            while data := conn.recv(65536):
+                conn.sendall(data)
+
+    def stop(self):
+        self.sock.shutdown(socket.SHUT_RDWR)
+        self.sock.close()
+        for t in self.threads:
+            t.join(timeout=10)
+
+
+def recv_until_closed(conn, n):
+    data = b""
+    while len(data) < n:
+        chunk = conn.recv(65536)
+        if not chunk:
+            break
+        data += chunk
+    return data
+
+
+class PortForwardTest(Base):
+    """`ejob port-forward` (and kubectl's) against the test server's pods/portforward."""
+
+    def setUp(self):
+        super().setUp()
+        self.echo = EchoServer()
+        self.addCleanup(self.echo.stop)
+
+    def make_pod(self, name, target=None):
+        annotations = {f"test.ejob.dev/port-forward-8080": str(target)} if target else {}
+        pod = {"apiVersion": "v1", "kind": "Pod",
+               "metadata": {"name": name, "namespace": "default", "annotations": annotations},
+               "spec": {"containers": [{"name": "etcd", "image": "etcd"}]}}
+        self.kubectl("apply", "--server-side", "-f", "-", stdin=json.dumps(pod))
+
+    def start(self, *args):
+        """Starts a forwarding command; returns (process, local port from its first line)."""
+        p = subprocess.Popen(list(args), env=self.env, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                             text=True)
+        self.addCleanup(self.finish, p)
+        line = p.stdout.readline()
+        m = re.match(r"Forwarding from 127\.0\.0\.1:(\d+) -> 8080$", line.strip())
+        self.assertIsNotNone(m, line + p.stderr.read() if p.poll() is not None else line)
+        return p, int(m.group(1))
+
+    @staticmethod
+    def finish(p):
+        if p.poll() is None:
+            p.send_signal(signal.SIGINT)
+        try:
+            p.wait(timeout=30)
+        finally:
+            p.stdout.close()
+            p.stderr.close()
+
+    def exchange(self, port, payload):
+        with socket.create_connection(("127.0.0.1", port)) as c:
+            sender = threading.Thread(target=c.sendall, args=(payload,))
+            sender.start()
+            got = recv_until_closed(c, len(payload))
+            sender.join()
+        return got
+
+    def test_ejob_port_forward_round_trip(self):
+        self.make_pod("etcd-0", self.echo.port)
+        p, port = self.start(EJOB, "port-forward", "etcd-0", ":8080", "-n", "default")
+        self.assertEqual(self.exchange(port, b"hello"), b"hello")
+        big = bytes(range(256)) * 1024
+        self.assertEqual(self.exchange(port, big), big)
+        p.send_signal(signal.SIGINT)
+        self.assertEqual(p.wait(timeout=30), 0)
+        self.assertEqual(p.stderr.read(), "")
+
+    def test_ejob_port_forward_refused_port_is_reported(self):
+        self.make_pod("etcd-0")
+        uid = [o for o in self.server.objects("Pod")][0]["metadata"]["uid"]
+        p, port = self.start(EJOB, "port-forward", "etcd-0", "0:8080", "-n", "default")
+        with socket.create_connection(("127.0.0.1", port)) as c:
+            self.assertEqual(c.recv(1), b"")  # closed once the kubelet's error arrived
+        p.send_signal(signal.SIGINT)
+        self.assertEqual(p.wait(timeout=30), 0)
+        self.assertEqual(p.stderr.read(),
+                         f"ejob: port-forward: error forwarding port 8080 to pod {uid}, uid : failed to execute "
+                         f'portforward in network namespace "/var/run/netns/cni-{uid}": failed to connect to '
+                         f'localhost:8080 inside namespace "{uid}", IPv4: dial tcp4 127.0.0.1:8080: connect: '
+                         f"connection refused IPv6 dial tcp6 [::1]:8080: connect: connection refused \n")
+
+    def test_ejob_port_forward_unknown_pod_and_bad_ports(self):
+        p = self.ejob("port-forward", "nope", "8080", "-n", "default", ok=False)
+        self.assertEqual((p.returncode, p.stderr), (8, 'ejob: error: pods "nope" not found\n'))
+        p = self.ejob("port-forward", "nope", "8080:0", "-n", "default", ok=False)
+        self.assertEqual((p.returncode, p.stderr),
+                         (2, 'ejob: error: port-forward: "8080:0" is not a port number (1 to 65535)\n'))
 
 
 if __name__ == "__main__":

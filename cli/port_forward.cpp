@@ -1,0 +1,107 @@
+/// `ejob port-forward POD [LOCAL:]REMOTE [-n NS] [--address ADDR]`: what `kubectl port-forward`
+/// does for one port, over WebSocket (src/kubeapi/port_forward.hpp): listens on ADDR:LOCAL
+/// (LOCAL empty or 0: a free port; REMOTE alone: the same number), prints
+/// `Forwarding from ADDR:LOCAL -> REMOTE`, and forwards every connection to the pod's port
+/// until SIGINT or SIGTERM. A connection that fails is reported on stderr; the others go on.
+
+#include "ejob/kubeapi/port_forward.hpp"
+
+#include <csignal>
+#include <iostream>
+#include <mutex>
+
+#include "ejob/cli/commands.hpp"
+#include "ejob/cli/job.hpp"
+#include "ejob/cli/kube_flags.hpp"
+#include "ejob/util/error.hpp"
+
+namespace ejob::cli {
+namespace {
+
+struct PortForwardFlags {
+  KubeFlags kube;
+  std::string pod;
+  std::string ports;
+  std::string address = "127.0.0.1";
+};
+
+/// A port number from the command line; `allow_zero` for the local side.
+int parse_port(const std::string& text, bool allow_zero, const std::string& arg) {
+  int port = -1;
+  if (!text.empty() && text.size() <= 5 &&
+      text.find_first_not_of("0123456789") == std::string::npos)
+    port = std::stoi(text);
+  if (port < (allow_zero ? 0 : 1) || port > 65535)
+    throw Error(ErrorCode::Usage, "port-forward: " + arg + " is not a port number (" +
+                                      (allow_zero ? "0" : "1") + " to 65535)");
+  return port;
+}
+
+/// [LOCAL:]REMOTE as kubectl reads it: "8080" is 8080:8080, ":8080" a free local port.
+std::pair<int, int> parse_ports(const std::string& spec) {
+  const std::size_t colon = spec.find(':');
+  if (colon == std::string::npos) {
+    const int port = parse_port(spec, false, "\"" + spec + "\"");
+    return {port, port};
+  }
+  const std::string local = spec.substr(0, colon);
+  const int remote = parse_port(spec.substr(colon + 1), false, "\"" + spec + "\"");
+  return {local.empty() ? 0 : parse_port(local, true, "\"" + spec + "\""), remote};
+}
+
+/// Blocks SIGINT and SIGTERM in this thread (and the threads it starts) and waits for one.
+class StopSignals {
+ public:
+  StopSignals() {
+    sigemptyset(&m_set);
+    sigaddset(&m_set, SIGINT);
+    sigaddset(&m_set, SIGTERM);
+    pthread_sigmask(SIG_BLOCK, &m_set, &m_old);
+  }
+  ~StopSignals() { pthread_sigmask(SIG_SETMASK, &m_old, nullptr); }
+  StopSignals(const StopSignals&) = delete;
+  StopSignals& operator=(const StopSignals&) = delete;
+
+  void wait() const {
+    int sig = 0;
+    sigwait(&m_set, &sig);
+  }
+
+ private:
+  sigset_t m_set;
+  sigset_t m_old;
+};
+
+void run_port_forward(const PortForwardFlags& f) {
+  const auto [local, remote] = parse_ports(f.ports);
+  const std::string ns =
+      f.kube.name_space.empty() ? std::string(k_job_namespace) : f.kube.name_space;
+  KubeSession session = open_session(f.kube);
+  session.client->get(session.client->resource("v1", "Pod"), ns, f.pod);  // NotFound names it
+  StopSignals signals;  // before the forwarder's threads start, so they inherit the mask
+  std::mutex err_mutex;
+  kubeapi::PortForwarder forwarder(
+      *session.transport, {ns, f.pod, remote, local, f.address, [&](const std::string& message) {
+                             std::lock_guard lock(err_mutex);
+                             std::cerr << "ejob: port-forward: " << message << std::endl;
+                           }});
+  std::cout << "Forwarding from " << f.address << ":" << forwarder.local_port() << " -> " << remote
+            << std::endl;
+  signals.wait();
+  forwarder.stop();
+}
+
+}  // namespace
+
+void register_port_forward(CLI::App& app) {
+  auto flags = std::make_shared<PortForwardFlags>();
+  CLI::App* cmd = app.add_subcommand("port-forward", "Forward a local port to a pod's port");
+  cmd->add_option("pod", flags->pod, "Pod name (e.g. a job's etcd pod)")->required();
+  cmd->add_option("ports", flags->ports, "[LOCAL:]REMOTE (LOCAL empty or 0: a free port)")
+      ->required();
+  add_kube_flags(*cmd, flags->kube);
+  cmd->add_option("--address", flags->address, "Local IPv4 address to listen on");
+  cmd->callback([flags] { run_port_forward(*flags); });
+}
+
+}  // namespace ejob::cli
