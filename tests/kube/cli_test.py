@@ -349,6 +349,31 @@ class PortForwardTest(Base):
                          f'localhost:8080 inside namespace "{uid}", IPv4: dial tcp4 127.0.0.1:8080: connect: '
                          f"connection refused IPv6 dial tcp6 [::1]:8080: connect: connection refused \n")
 
+    def test_kubectl_port_forward_round_trip(self):
+        # kubectl speaks SPDY/3.1 (tests/kube/spdy.py); the pod's port is the same echo server.
+        self.make_pod("etcd-0", self.echo.port)
+        p, port = self.start("kubectl", "port-forward", "pod/etcd-0", ":8080", "-n", "default")
+        self.assertEqual(self.exchange(port, b"hello"), b"hello")
+        big = bytes(range(256)) * 1024
+        self.assertEqual(self.exchange(port, big), big)
+        p.send_signal(signal.SIGINT)
+        p.wait(timeout=30)
+        self.assertEqual(p.stderr.read(), "")
+
+    def test_kubectl_port_forward_reports_the_kubelets_error(self):
+        self.make_pod("etcd-0")
+        uid = [o for o in self.server.objects("Pod")][0]["metadata"]["uid"]
+        p, port = self.start("kubectl", "port-forward", "pod/etcd-0", ":8080", "-n", "default")
+        with socket.create_connection(("127.0.0.1", port)) as c:
+            self.assertEqual(c.recv(1), b"")
+        p.send_signal(signal.SIGINT)
+        p.wait(timeout=30)
+        self.assertIn(f"an error occurred forwarding {port} -> 8080: error forwarding port 8080 to pod {uid}, "
+                      f'uid : failed to execute portforward in network namespace "/var/run/netns/cni-{uid}": '
+                      f'failed to connect to localhost:8080 inside namespace "{uid}", IPv4: dial tcp4 '
+                      f"127.0.0.1:8080: connect: connection refused IPv6 dial tcp6 [::1]:8080: connect: "
+                      f"connection refused \n", p.stderr.read())
+
     def test_ejob_port_forward_unknown_pod_and_bad_ports(self):
         p = self.ejob("port-forward", "nope", "8080", "-n", "default", ok=False)
         self.assertEqual((p.returncode, p.stderr), (8, 'ejob: error: pods "nope" not found\n'))

@@ -7,6 +7,7 @@ import json
 import time
 
 import portforward
+import spdy
 import websocket_server as websocket
 from store import ApiError, now_rfc3339
 
@@ -250,7 +251,8 @@ def api(h):
     if sub == "portforward" and res.kind == "Pod":
         # Upgrading to a WebSocket needs "create" (AuthorizePodWebsocketUpgradeCreatePermission).
         forbid(h, "create", res, name, ns, sub)
-        return portforward.serve(h, h.server.store.get(res, ns, name))
+        pod = h.server.store.get(res, ns, name)
+        return (spdy.serve if spdy.is_upgrade(h) else portforward.serve)(h, pod)
     resource_call(h, res, ns if res.namespaced else None, name, sub)
 
 

@@ -27,8 +27,9 @@ Test control (no auth, never faulted, not counted), all JSON:
   GET  /_test/websocket           a WebSocket echo peer (websocket_server.serve_echo)
   GET  /_test/websocket-closes    the close codes and reasons its clients sent
 
-Pods forward ports (pods/portforward, portforward.py) to 127.0.0.1 ports named by their
-annotations test.ejob.dev/port-forward-PORT.
+Pods forward ports (pods/portforward) to 127.0.0.1 ports named by their annotations
+test.ejob.dev/port-forward-PORT, over WebSocket (v4.channel.k8s.io, portforward.py; ejob) or
+SPDY/3.1 (spdy.py; kubectl).
 """
 
 import argparse
