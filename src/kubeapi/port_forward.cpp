@@ -64,6 +64,31 @@ void pump(PortForwardStream& stream, int client, int stop_fd) {
   }
 }
 
+/// A listening socket on address:port (0: a free port); `chosen` receives the port. Throws
+/// ejob::Error(Usage) for an address that is not IPv4, Io when it cannot be bound.
+int listen_on(const std::string& address, int port, int& chosen) {
+  const std::string where = address + ":" + std::to_string(port);
+  sockaddr_in addr{};
+  addr.sin_family = AF_INET;
+  addr.sin_port = htons(static_cast<std::uint16_t>(port));
+  if (inet_pton(AF_INET, address.c_str(), &addr.sin_addr) != 1)
+    throw Error(ErrorCode::Usage, "cannot listen on " + where + ": not an IPv4 address");
+  const int fd = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+  const int one = 1;
+  // The port of a forwarder that just stopped (TIME_WAIT) can be listened on again at once.
+  if (fd >= 0) setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one);
+  if (fd < 0 || ::bind(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr) != 0 ||
+      ::listen(fd, 128) != 0) {
+    const std::string why = std::strerror(errno);
+    if (fd >= 0) ::close(fd);
+    throw Error(ErrorCode::Io, "cannot listen on " + where + ": " + why);
+  }
+  socklen_t len = sizeof addr;
+  getsockname(fd, reinterpret_cast<sockaddr*>(&addr), &len);
+  chosen = ntohs(addr.sin_port);
+  return fd;
+}
+
 }  // namespace
 
 // ---- PortForwardStream
@@ -146,26 +171,13 @@ int PortForwardStream::socket() const { return m_ws->socket(); }
 
 PortForwarder::PortForwarder(Transport& transport, ForwardSpec spec)
     : m_transport(transport), m_spec(std::move(spec)) {
-  const std::string where = m_spec.address + ":" + std::to_string(m_spec.local_port);
-  sockaddr_in addr{};
-  addr.sin_family = AF_INET;
-  addr.sin_port = htons(static_cast<std::uint16_t>(m_spec.local_port));
-  if (inet_pton(AF_INET, m_spec.address.c_str(), &addr.sin_addr) != 1)
-    throw Error(ErrorCode::Usage, "cannot listen on " + where + ": not an IPv4 address");
-  m_listen_fd = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
-  const int one = 1;
-  setsockopt(m_listen_fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one);
-  if (m_listen_fd < 0 ||
-      ::bind(m_listen_fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr) != 0 ||
-      ::listen(m_listen_fd, 128) != 0) {
-    const std::string why = std::strerror(errno);
-    if (m_listen_fd >= 0) ::close(m_listen_fd);
-    throw Error(ErrorCode::Io, "cannot listen on " + where + ": " + why);
-  }
-  socklen_t len = sizeof addr;
-  getsockname(m_listen_fd, reinterpret_cast<sockaddr*>(&addr), &len);
-  m_local_port = ntohs(addr.sin_port);
+  m_listen_fd = listen_on(m_spec.address, m_spec.local_port, m_local_port);
   m_stop_fd = eventfd(0, EFD_CLOEXEC);
+  if (m_stop_fd < 0) {
+    const std::string why = std::strerror(errno);
+    ::close(m_listen_fd);
+    throw Error(ErrorCode::Io, "cannot make the stop event of a port-forward: " + why);
+  }
   m_acceptor = std::thread([this] { accept_loop(); });
 }
 

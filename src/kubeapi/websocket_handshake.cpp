@@ -215,7 +215,7 @@ std::string check_upgrade(const Head& head, const std::string& key,
                 where + ": the server answered 101 without upgrading to WebSocket");
   if (header("sec-websocket-accept") != websocket_accept(key))
     throw Error(ErrorCode::Transport, where + ": wrong Sec-WebSocket-Accept in the answer");
-  const std::string chosen = header("sec-websocket-protocol");
+  std::string chosen = header("sec-websocket-protocol");
   if (!chosen.empty() && std::find(protocols.begin(), protocols.end(), chosen) == protocols.end())
     throw Error(ErrorCode::Transport,
                 where + ": the server chose subprotocol " + chosen + ", which was not offered");
