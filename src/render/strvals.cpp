@@ -8,6 +8,7 @@
 #include <optional>
 
 #include "ejob/render/go_fmt.hpp"
+#include "ejob/render/go_strconv.hpp"
 #include "ejob/util/error.hpp"
 
 namespace ejob::render {
@@ -74,6 +75,16 @@ char32_t decode_rune(std::string_view s, size_t pos, size_t& width) {
   if (overlong || (r >= 0xD800 && r <= 0xDFFF)) return 0xFFFD;
   width = n;
   return r;
+}
+
+/// fmt's %q of a []rune: each rune as a Go rune literal, `['n' 'a' 'm' 'e']`.
+std::string quote_runes(std::string_view s) {
+  std::string out = "[";
+  for (size_t pos = 0, width = 0; pos < s.size(); pos += width) {
+    if (pos > 0) out += ' ';
+    out += go::quote_rune(decode_rune(s, pos, width));
+  }
+  return out + "]";
 }
 
 /// bytes.Buffer as an io.RuneReader with one rune of unread.
@@ -262,7 +273,8 @@ class Parser {
   List list_item(List list, int i, int level, Step& step) {
     if (i < 0) throw SetError{fmt::format("negative {} index not allowed", i)};
     Runes k = runes_until(U"[.=");
-    if (!k.text.empty()) throw SetError{"unexpected data at end of array index: " + quote(k.text)};
+    if (!k.text.empty())
+      throw SetError{"unexpected data at end of array index: " + quote_runes(k.text)};
     if (k.eof) {
       step = Step::Eof;
       return list;
@@ -282,7 +294,13 @@ class Parser {
       current = list[i].as_list();
     }
     List inner = list_item(std::move(current), next, level, step);
-    if (step == Step::Eof) return list;
+    if (step == Step::Eof) {
+      // Helm returns the outer list unchanged, but an existing inner list shares its array
+      // with list[i]: items the inner call replaced in place (never appended) stay replaced.
+      if (list.size() > static_cast<size_t>(i) && !list[i].is_nil())
+        list[i] = Value::list(std::move(inner));
+      return list;
+    }
     return set_index(std::move(list), i, Value::list(std::move(inner)));
   }
 
@@ -295,7 +313,10 @@ class Parser {
         list[i] = inner;  // indices out of order: Helm starts a fresh map here
     }
     step = key(inner.mutable_map(), level);
-    return set_index(std::move(list), i, inner);  // also at EOF: `a[1].c=` sets c to ""
+    // Helm's parser_test.go keeps only what EOF leaves: at the end of the input (`a[1].c=`)
+    // the item is not set; an existing item (list[i], shared map) keeps what key() put in it.
+    if (step == Step::Eof) return list;
+    return set_index(std::move(list), i, inner);
   }
 
   /// The value after `key[i]=`.

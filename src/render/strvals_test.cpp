@@ -102,7 +102,9 @@ TEST_CASE("strvals: Helm's error texts") {
         "index of 65537 is greater than maximum supported index of 65536");
   CHECK(parse_error("a[x]=2") ==
         R"(error parsing index: strconv.Atoi: parsing "x": invalid syntax)");
-  CHECK(parse_error("a[1]x=2") == R"(unexpected data at end of array index: "x")");
+  // Helm formats the runes with %q: a []rune prints as Go rune literals
+  CHECK(parse_error("a[1]x=2") == "unexpected data at end of array index: ['x']");
+  CHECK(parse_error("a[1]n'é=2") == R"(unexpected data at end of array index: ['n' '\'' 'é'])");
   CHECK(parse_error("l={a,b") == "list must terminate with '}'");
   CHECK(parse_error("a.=1") == R"(key map "a" has no value)");
   std::string deep;
@@ -117,12 +119,36 @@ TEST_CASE("strvals: a key without an assignment at the end is ignored as Helm do
   CHECK(parse("") == "{}");
 }
 
+TEST_CASE("strvals: EOF after an item's key drops the item, as Helm's parser_test expects") {
+  // pkg/strvals: listItem returns the list unchanged when the item's key() returns io.EOF
+  CHECK(parse("a[1].c=") == "{a:[]}");
+  CHECK(parse("a[0].") == "{a:[]}");
+  CHECK(parse("a[0][0].") == "{a:[]}");
+  CHECK(parse("foo2[0]=1,foo2[1].") == "{foo2:[1]}");
+  CHECK(parse("a[1].c=x") == R"({a:[null,{c:"x"}]})");
+  CHECK(parse("a[0][1]=") == R"({a:[[null,""]]})");
+  // an existing item is a shared map, filled in place even at EOF
+  CHECK(parse("a[1].x=1,a[1].c=") == R"({a:[null,{c:"",x:1}]})");
+  CHECK(parse("a[1]=5,a[1].c=") == R"({a:[null,{c:""}]})");
+  // ...also through an existing inner list
+  CHECK(parse("a[0][0]=5,a[0][0].c=") == R"({a:[[{c:""}]]})");
+}
+
+TEST_CASE("strvals: after a {list} only a comma is consumed; an empty key is never set") {
+  CHECK(parse("a={x}y=1") == R"({a:["x"],y:1})");
+  CHECK(parse("=x,[0]=y,b=1") == "{b:1}");
+  CHECK(parse_error("a[1") == "error parsing index: EOF");
+}
+
 TEST_CASE("strvals: --set-string keeps every value a string") {
   CHECK(parse("a=10,b=true,c=null,l={1,2}", SetFlag::SetString) ==
         R"({a:"10",b:"true",c:"null",l:["1","2"]})");
 }
 
 TEST_CASE("strvals: --set-json decodes one JSON document per key") {
+  CHECK(parse("a=1 b=2", SetFlag::SetJson) == "{a:1f,b:2f}");
+  CHECK(parse(R"(a="x"b=2)", SetFlag::SetJson) == R"({a:"x",b:2f})");
+  CHECK(parse("a= ,b=1", SetFlag::SetJson) == "{a:null,b:1f}");
   CHECK(parse(R"(a={"x":[1,2.5,"s"]},b=true)", SetFlag::SetJson) ==
         R"({a:{x:[1f,2.5f,"s"]},b:true})");
   CHECK(parse("a=,b=null, c = 3", SetFlag::SetJson) == "{ c :3f,a:null,b:null}");
@@ -134,6 +160,7 @@ TEST_CASE("strvals: --set-json decodes one JSON document per key") {
 
 TEST_CASE("strvals: --set-file reads each value through the reader") {
   CHECK(parse("a=x.txt,b={p,q}", SetFlag::SetFile) == R"({a:"<x.txt>",b:["<p>","<q>"]})");
+  CHECK(parse("a=", SetFlag::SetFile) == R"({a:""})");  // EOF after = reads no file
 }
 
 TEST_CASE("strvals: --set-literal takes the rest verbatim") {

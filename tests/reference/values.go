@@ -4,6 +4,7 @@ package main
 // (-f files and the --set family, helm-template.md §6/§7) and coalescing with chart defaults.
 
 import (
+	"encoding/json"
 	"fmt"
 	"io"
 	"os"
@@ -122,6 +123,15 @@ func userValues(o *options) (map[string]interface{}, error) {
 		base = mergeMaps(base, current)
 	}
 	for _, a := range o.setJSONs {
+		// a whole JSON object (after white space) is merged as a map, as Helm's MergeValues does
+		if trimmed := strings.TrimSpace(a); len(trimmed) > 0 && trimmed[0] == '{' {
+			var m map[string]interface{}
+			if err := json.Unmarshal([]byte(trimmed), &m); err != nil {
+				return nil, fmt.Errorf("failed parsing --set-json data JSON: %s", a)
+			}
+			base = mergeMaps(base, m)
+			continue
+		}
 		if err := parseSetInto(a, base, modeJSON); err != nil {
 			// Helm reports only the argument here, not the JSON error
 			return nil, fmt.Errorf("failed parsing --set-json data %s", a)
