@@ -7,6 +7,7 @@ find_package(CURL REQUIRED)                    # libcurl4-openssl-dev
 find_package(OpenSSL REQUIRED)                 # libssl-dev
 find_package(nlohmann_json CONFIG REQUIRED)    # nlohmann-json3-dev
 find_package(fmt CONFIG REQUIRED)              # libfmt-dev
+find_package(ZLIB REQUIRED)                    # zlib1g-dev (packaged .tgz subcharts)
 pkg_check_modules(RE2 REQUIRED IMPORTED_TARGET re2)   # libre2-dev
 # valijson is header-only (libvalijson-dev)
 find_path(VALIJSON_INCLUDE_DIR valijson/validator.hpp REQUIRED)

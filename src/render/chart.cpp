@@ -7,6 +7,7 @@
 #include <fstream>
 #include <sstream>
 
+#include "ejob/render/archive.hpp"
 #include "ejob/render/chart_metadata.hpp"
 #include "ejob/render/glob.hpp"
 #include "ejob/render/go_fmt.hpp"
@@ -64,17 +65,19 @@ void load_subcharts(Chart& c, SubchartFiles subcharts) {
   for (auto& [name, files] : subcharts) {
     if (name.empty() || name[0] == '_' || name[0] == '.') continue;
     std::string where = fmt::format("error unpacking subchart {} in {}: ", name, c.name());
-    if (name.size() > 4 && name.ends_with(".tgz"))
-      fail(where + "packaged subcharts (.tgz) are not supported by ejob; unpack charts/" + name +
-           " into a directory under charts/");
+    bool archive = name.size() > 4 && name.ends_with(".tgz");  // filepath.Ext(n) == ".tgz"
+    if (archive && files.front().name != name)
+      fail(fmt::format("error unpacking subchart tar in {}: expected {}, got {}", c.name(), name,
+                       files.front().name));
     std::vector<ChartFile> inner;
     for (ChartFile& f : files) {
       size_t slash = f.name.find('/');
-      if (slash == std::string::npos) continue;
+      if (archive || slash == std::string::npos) continue;
       inner.push_back({f.name.substr(slash + 1), std::move(f.data)});
     }
     ChartPtr sub;
     try {
+      if (archive) inner = load_archive_files(files.front().data);
       sub = load_chart_files(std::move(inner), c.source_dir + "/charts/" + name);
     } catch (const Error& e) {
       throw Error(e.code(), where + e.message(), e.where());

@@ -5,7 +5,8 @@
 ///
 /// Files are classified by their path relative to the chart root: `Chart.yaml` (metadata),
 /// `values.yaml` (default values), `values.schema.json`, `Chart.lock`, `requirements.yaml`/
-/// `requirements.lock`, `templates/**` (templates, any extension), `charts/<dir>` (subcharts;
+/// `requirements.lock`, `templates/**` (templates, any extension), `charts/<dir>` or
+/// `charts/<name>.tgz` (subcharts, directories or packaged archives read by archive.hpp;
 /// names starting with `_` or `.` skipped) and everything else (Files). `.helmignore` rules
 /// (gitignore-like, Helm's dialect) and the default rule `templates/.?*` drop files first.
 

@@ -16,7 +16,14 @@ A case is a txtar file (tests/diff/cases/<group>/<name>.txtar):
 
 `args` holds extra command-line arguments, one per line (so values may contain spaces).
 Files named `extra/...` are written beside the chart (for -f, --set-file); every other file
-goes into the chart directory. A file marker `-- NAME nonl --` strips the final newline.
+goes into the chart directory. A file marker `-- NAME nonl --` strips the final newline;
+`-- NAME base64 --` writes the base64-decoded bytes (binary fixtures such as a cut-off .tgz).
+
+Packaged subcharts are built from text members: `-- charts/sub.tgz!sub/Chart.yaml --` puts
+the file `sub/Chart.yaml` into the gzip'd tar `charts/sub.tgz` (members in case order, mode
+0644, mtime 0). `charts/sub.tgz:FORMAT!member` picks the tar format: gnu (default, long names
+as `L` records), pax (long names as pax `path` records) or ustar (long names split into
+prefix/name).
 Both programs run in a fresh directory as
 `template --chart chart --exact-name [--name release-name] ARGS...`.
 
@@ -31,11 +38,15 @@ Usage:
     run_diff.py --ejob BIN --reference BIN --cases DIR [--summary] [-j N] [--verbose]
 """
 import argparse
+import base64
 import concurrent.futures
 import difflib
+import gzip
+import io
 import os
 import subprocess
 import sys
+import tarfile
 import tempfile
 from pathlib import Path
 
@@ -49,10 +60,12 @@ def parse_txtar(text):
 
     def flush():
         if current is not None:
-            name, nonl = current
+            name, mode = current
             content = "".join(lines)
-            if nonl and content.endswith("\n"):
+            if mode == "nonl" and content.endswith("\n"):
                 content = content[:-1]
+            if mode == "base64":
+                content = base64.b64decode(content)
             files.append((name, content))
 
     for line in text.splitlines(keepends=True):
@@ -60,8 +73,8 @@ def parse_txtar(text):
         if stripped.startswith("-- ") and stripped.endswith(" --") and len(stripped) > 6:
             flush()
             parts = stripped[3:-3].strip().split()
-            nonl = len(parts) > 1 and parts[-1] == "nonl"
-            current, lines = (parts[0], nonl), []
+            mode = parts[-1] if len(parts) > 1 and parts[-1] in ("nonl", "base64") else ""
+            current, lines = (parts[0], mode), []
         elif current is None:
             comment.append(line)
         else:
@@ -82,13 +95,36 @@ def case_argv(files):
     return argv + extra
 
 
+def build_tgz(members, fmt):
+    """A gzip'd tar of (member name, text) pairs, byte-for-byte reproducible."""
+    formats = {"gnu": tarfile.GNU_FORMAT, "pax": tarfile.PAX_FORMAT, "ustar": tarfile.USTAR_FORMAT}
+    raw = io.BytesIO()
+    with tarfile.open(fileobj=raw, mode="w", format=formats[fmt]) as tar:
+        for member, content in members:
+            data = content if isinstance(content, bytes) else content.encode("utf-8")
+            info = tarfile.TarInfo(member)
+            info.size, info.mode, info.mtime = len(data), 0o644, 0
+            tar.addfile(info, io.BytesIO(data))
+    return gzip.compress(raw.getvalue(), mtime=0)
+
+
 def materialize(files, root):
+    archives = {}
     for name, content in files:
         if name == "args":
             continue
+        if "!" in name:
+            archive, member = name.split("!", 1)
+            archive, _, fmt = archive.partition(":")
+            archives.setdefault(archive, [fmt or "gnu", []])[1].append((member, content))
+            continue
         target = root / name if name.startswith("extra/") else root / "chart" / name
         target.parent.mkdir(parents=True, exist_ok=True)
-        target.write_bytes(content.encode("utf-8"))
+        target.write_bytes(content if isinstance(content, bytes) else content.encode("utf-8"))
+    for archive, (fmt, members) in archives.items():
+        target = root / "chart" / archive
+        target.parent.mkdir(parents=True, exist_ok=True)
+        target.write_bytes(build_tgz(members, fmt))
     (root / "chart").mkdir(exist_ok=True)
 
 

@@ -62,6 +62,7 @@ type Chart struct {
 	Values    map[string]interface{}
 	Templates []TemplateFile // names relative to the chart root: templates/x.yaml
 	Files     Files
+	Schema    []byte // values.schema.json, nil when absent
 	Subcharts []*Chart
 	Parent    *Chart
 }
@@ -132,6 +133,7 @@ func loadChart(dir string, parent *Chart) (*Chart, error) {
 	rules := readIgnore(dir)
 	metaSeen := false
 	var subdirs []string
+	archives := map[string][]byte{}
 	err := filepath.Walk(dir, func(p string, info os.FileInfo, err error) error {
 		if err != nil {
 			return err
@@ -161,48 +163,83 @@ func loadChart(dir string, parent *Chart) (*Chart, error) {
 		if err != nil {
 			return err
 		}
-		switch {
-		case rel == "Chart.yaml":
-			metaSeen = true
-			if err := yaml.Unmarshal(data, &c.Meta); err != nil {
-				return fmt.Errorf("cannot load Chart.yaml: %s", err)
-			}
-		case rel == "values.yaml":
-			c.Values = map[string]interface{}{}
-			if err := yaml.Unmarshal(data, &c.Values); err != nil {
-				return fmt.Errorf("cannot load values.yaml: %s", err)
-			}
-		case rel == "values.schema.json", rel == "Chart.lock", rel == "requirements.yaml",
-			rel == "requirements.lock":
-		case strings.HasPrefix(rel, "templates/"):
-			c.Templates = append(c.Templates, TemplateFile{Name: rel, Data: data})
-		case strings.HasPrefix(rel, "charts/"):
-		default:
-			c.Files[rel] = data
+		if isArchiveSubchart(rel) {
+			archives[path.Base(rel)] = data
+			return nil
 		}
-		return nil
+		return c.addFile(rel, data, &metaSeen)
 	})
 	if err != nil {
 		return nil, err
 	}
-	if !metaSeen {
-		return nil, fmt.Errorf("Chart.yaml file is missing")
-	}
-	if err := validateMeta(&c.Meta); err != nil {
+	if err := c.finish(metaSeen); err != nil {
 		return nil, err
 	}
-	if c.Values == nil {
-		c.Values = map[string]interface{}{}
-	}
-	sort.Strings(subdirs)
+	// dependencies in name order, directories and archives together
+	subs := map[string]func() (*Chart, error){}
 	for _, sd := range subdirs {
-		sub, err := loadChart(sd, c)
+		sd := sd
+		subs[path.Base(filepath.ToSlash(sd))] = func() (*Chart, error) { return loadChart(sd, c) }
+	}
+	for name, data := range archives {
+		data := data
+		subs[name] = func() (*Chart, error) { return loadArchive(data, c) }
+	}
+	names := make([]string, 0, len(subs))
+	for n := range subs {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	for _, n := range names {
+		sub, err := subs[n]()
 		if err != nil {
+			if _, isArchive := archives[n]; isArchive {
+				return nil, fmt.Errorf("error unpacking subchart %s in %s: %s", n, c.Meta.Name, err)
+			}
 			return nil, err
 		}
 		c.Subcharts = append(c.Subcharts, sub)
 	}
 	return c, nil
+}
+
+// addFile classifies one chart file by its path relative to the chart root.
+func (c *Chart) addFile(rel string, data []byte, metaSeen *bool) error {
+	switch {
+	case rel == "Chart.yaml":
+		*metaSeen = true
+		if err := yaml.Unmarshal(data, &c.Meta); err != nil {
+			return fmt.Errorf("cannot load Chart.yaml: %s", err)
+		}
+	case rel == "values.yaml":
+		c.Values = map[string]interface{}{}
+		if err := yaml.Unmarshal(data, &c.Values); err != nil {
+			return fmt.Errorf("cannot load values.yaml: %s", err)
+		}
+	case rel == "values.schema.json":
+		c.Schema = data
+	case rel == "Chart.lock", rel == "requirements.yaml", rel == "requirements.lock":
+	case strings.HasPrefix(rel, "templates/"):
+		c.Templates = append(c.Templates, TemplateFile{Name: rel, Data: data})
+	case strings.HasPrefix(rel, "charts/") && path.Ext(rel) != ".prov":
+	default:
+		c.Files[rel] = data
+	}
+	return nil
+}
+
+// finish checks the metadata once every file is in.
+func (c *Chart) finish(metaSeen bool) error {
+	if !metaSeen {
+		return fmt.Errorf("Chart.yaml file is missing")
+	}
+	if err := validateMeta(&c.Meta); err != nil {
+		return err
+	}
+	if c.Values == nil {
+		c.Values = map[string]interface{}{}
+	}
+	return nil
 }
 
 func validateMeta(m *Metadata) error {
