@@ -1,22 +1,29 @@
 #pragma once
 /// values.schema.json checks (Helm's ValidateAgainstSchema): every chart with a schema has its
-/// coalesced values validated (JSON Schema draft 7 through valijson), subcharts against their
-/// own table. All failures are reported at once:
+/// coalesced values validated, subcharts against their own table, by our own validator that
+/// follows github.com/xeipuuv/gojsonschema (Helm 3 before 3.18): the same keywords (draft 4-7:
+/// type, required, enum, const, properties, additionalProperties, patternProperties,
+/// propertyNames, items/additionalItems, contains, min/max(Items, Length, Properties),
+/// minimum/maximum and their exclusive forms, multipleOf, pattern, uniqueItems, anyOf/oneOf/
+/// allOf/not, if/then/else, dependencies, local $ref), the same traversal order and wording:
 ///
 ///   values don't meet the specifications of the schema(s) in the following chart(s):
 ///   CHART:
-///   - at '/replicas': Value type not permitted by 'type' constraint.
+///   - replicas: Invalid type. Expected: integer, given: string
+///   - (root): image is required
 ///
-/// Each line names the failing value by its JSON pointer path.
+/// Not implemented: `format` (gojsonschema checks formats such as email or date-time).
+/// Where gojsonschema walks Go maps (sibling properties, extra keys, patternProperties) its
+/// order is random; ours is sorted by name.
 
 #include "ejob/render/chart.hpp"
 #include "ejob/render/value.hpp"
 
 namespace ejob::render {
 
-/// The problems of `values` against one schema text, one `- at 'PATH': MESSAGE` line each;
-/// empty when valid. Throws ejob::Error(Input) when the schema is not valid JSON or not a
-/// usable schema (`file` names it).
+/// The problems of `values` against one schema text, one `- FIELD: DESCRIPTION` line each;
+/// empty when valid. Throws ejob::Error(Input) when the schema is not valid JSON, has an
+/// invalid pattern or a $ref that does not resolve (`file` names it).
 std::string schema_problems(const std::string& schema, const Value& values,
                             const std::string& file);
 

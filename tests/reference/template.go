@@ -88,6 +88,9 @@ func renderLoaded(o *options, loaded *Chart) (out string, err error) {
 	if err := coalesceChart(chart, user, chart.Meta.Name+"."); err != nil {
 		return "", err
 	}
+	if err := validateSchemas(chart, user); err != nil {
+		return "", fmt.Errorf("values don't meet the specifications of the schema(s) in the following chart(s):\n%s", err)
+	}
 	kv := KubeVersion{Version: defaultKubeVersion, Major: "1", Minor: "36"}
 	if o.kubeVersion != "" {
 		if kv, err = parseKubeVersion(o.kubeVersion); err != nil {
