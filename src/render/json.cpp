@@ -53,7 +53,13 @@ class Encoder {
       case GoType::Bytes: (out += '"') += base64(v.as_string()) += '"'; return;
       case GoType::ListAny:
       case GoType::ListString:
-      case GoType::ListInt: list(v.as_list()); return;
+      case GoType::ListInt:
+        if (v.is_nil_list()) {
+          out += "null";  // a nil slice (regexFindAll with no match, rest of [])
+          return;
+        }
+        list(v.as_list());
+        return;
       case GoType::MapAny:
       case GoType::MapString:
       case GoType::Values: map(v.as_map()); return;

@@ -170,6 +170,18 @@ int64_t round_seconds(int64_t d) {
   return d1 > d ? d1 : INT64_MAX;
 }
 
+/// Go's now.Sub(t) (time.Since): nanoseconds, saturated to the Duration range.
+int64_t since_nanos(const Time& now, const Time& t) {
+  int64_t secs = 0;
+  int64_t nanos = 0;
+  int64_t out = 0;
+  if (__builtin_sub_overflow(now.unix_sec, t.unix_sec, &secs) ||
+      __builtin_mul_overflow(secs, int64_t{1000000000}, &nanos) ||
+      __builtin_add_overflow(nanos, static_cast<int64_t>(now.nsec - t.nsec), &out))
+    return now.unix_sec < t.unix_sec ? INT64_MIN : INT64_MAX;
+  return out;
+}
+
 std::string duration_round(int64_t d) {
   uint64_t u = static_cast<uint64_t>(d);
   if (d < 0) u = 0 - u;
@@ -235,10 +247,8 @@ void register_sprig_dates(FuncMap& map, const std::shared_ptr<const Env>& env) {
                 Ret::ValueError));
   }
   map.add("ago", fn({P::Any}, [=](const FuncArgs& a) {
-            Time now = clock.now();
             Time t = clock.from(a[0], false);
-            int64_t since = (now.unix_sec - t.unix_sec) * 1000000000 + (now.nsec - t.nsec);
-            return str(gotime::duration_string(round_seconds(since)));
+            return str(gotime::duration_string(round_seconds(since_nanos(clock.now(), t))));
           }));
   map.add("duration", fn({P::Any}, [=](const FuncArgs& a) {
             int64_t n = 0;
@@ -254,9 +264,7 @@ void register_sprig_dates(FuncMap& map, const std::shared_ptr<const Env>& env) {
             if (v.is_string()) d = gotime::parse_duration(v.as_string(), error).value_or(0);
             if (v.type() == GoType::Int64) d = v.as_int();
             if (v.is_object() && dynamic_cast<const TimeObject*>(&v.as_object()) != nullptr) {
-              const Time& t = time_arg(v);
-              Time now = clock.now();
-              d = (now.unix_sec - t.unix_sec) * 1000000000 + (now.nsec - t.nsec);
+              d = since_nanos(clock.now(), time_arg(v));
             }
             return str(duration_round(d));
           }));

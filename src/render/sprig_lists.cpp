@@ -119,12 +119,14 @@ void register_sprig_lists(FuncMap& map) {
            }));
   add_pair(map, "rest", fn({P::Any}, [](const FuncArgs& a) {
              List items = elements_or_throw(a[0], "Cannot find rest on type");
-             if (!items.empty()) items.erase(items.begin());
+             if (items.empty()) return Value::nil_list();  // Sprig returns nil for []
+             items.erase(items.begin());
              return any_list(std::move(items));
            }));
   add_pair(map, "initial", fn({P::Any}, [](const FuncArgs& a) {
              List items = elements_or_throw(a[0], "Cannot find initial on type");
-             if (!items.empty()) items.pop_back();
+             if (items.empty()) return Value::nil_list();  // Sprig returns nil for []
+             items.pop_back();
              return any_list(std::move(items));
            }));
   add_pair(map, "reverse", fn({P::Any}, [](const FuncArgs& a) {
@@ -167,7 +169,8 @@ void register_sprig_lists(FuncMap& map) {
               List items = elements_or_throw(l, "Cannot concat type", " as list");
               out.insert(out.end(), items.begin(), items.end());
             }
-            return any_list(std::move(out));
+            // Sprig appends to a nil slice: no items at all leaves it nil
+            return out.empty() ? Value::nil_list() : any_list(std::move(out));
           }));
   map.add("sortAlpha", fn({P::Any}, [](const FuncArgs& a) {
             if (!slice_elements(a[0])) return string_list({strval(a[0])});

@@ -112,6 +112,10 @@ YNode to_node(const Value& v) {
     case GoType::ListAny:
     case GoType::ListString:
     case GoType::ListInt:
+      if (v.is_nil_list()) {  // json.Marshal writes a nil slice as null
+        n.text = "null";
+        break;
+      }
       n.kind = YNode::Seq;
       for (const Value& item : v.as_list()) n.items.push_back(to_node(item));
       break;
