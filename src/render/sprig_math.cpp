@@ -1,10 +1,12 @@
 // Sprig's math (numeric.go and the arithmetic entries of functions.go). Integer functions go
 // through spf13/cast's ToInt64 (floats truncate, strings parse, errors give 0) and wrap on
 // overflow like Go's int64; the *f functions go through shopspring/decimal (sprig_decimal).
+#include <bit>
 #include <charconv>
 #include <cmath>
 #include <limits>
 #include <string>
+#include <utility>
 
 #include "ejob/render/go_fmt.hpp"
 #include "ejob/render/sprig_decimal.hpp"
@@ -108,14 +110,102 @@ std::string seq(const FuncArgs& a) {
   }
 }
 
+// Go's math.Frexp, Ldexp, Modf and Pow for what `round` needs, ported bit for bit: Go's Pow
+// multiplies out an integral exponent by repeated squaring, so math.Pow(10, 300) is not the
+// correctly rounded 1e300 that C's pow gives. (Ported rather than taken from libm: the lean
+// executable links no libm.so, cmake/EjobLean.cmake.)
+constexpr int k_shift = 52;
+constexpr int k_bias = 1023;
+constexpr uint64_t k_exp_mask = 0x7ff;
+
+/// Go's normalize: subnormals scaled into the normal range, with the exponent taken away.
+std::pair<double, int> go_normalize(double x) {
+  if (std::fabs(x) < 2.2250738585072014e-308) return {x * static_cast<double>(1LL << 52), -52};
+  return {x, 0};
+}
+
+/// Go's math.Frexp: frac in [0.5, 1) and exp with f == frac × 2^exp.
+std::pair<double, int> go_frexp(double f) {
+  if (f == 0 || std::isinf(f) || std::isnan(f)) return {f, 0};
+  auto [y, exp] = go_normalize(f);
+  auto x = std::bit_cast<uint64_t>(y);
+  exp += static_cast<int>((x >> k_shift) & k_exp_mask) - k_bias + 1;
+  x &= ~(k_exp_mask << k_shift);
+  x |= static_cast<uint64_t>(-1 + k_bias) << k_shift;
+  return {std::bit_cast<double>(x), exp};
+}
+
+/// Go's math.Ldexp: frac × 2^exp (underflow below 2^-1075 gives a signed zero).
+double go_ldexp(double frac, int64_t exp) {
+  if (frac == 0 || std::isinf(frac) || std::isnan(frac)) return frac;
+  auto [y, e] = go_normalize(frac);
+  exp += e;
+  auto x = std::bit_cast<uint64_t>(y);
+  exp += static_cast<int64_t>((x >> k_shift) & k_exp_mask) - k_bias;
+  if (exp < -1075) return std::copysign(0.0, y);
+  if (exp > 1023) return y < 0 ? -HUGE_VAL : HUGE_VAL;
+  double m = 1;
+  if (exp < -1022) {  // subnormal
+    exp += 53;
+    m = 1.0 / static_cast<double>(1LL << 53);
+  }
+  x &= ~(k_exp_mask << k_shift);
+  x |= static_cast<uint64_t>(exp + k_bias) << k_shift;
+  return m * std::bit_cast<double>(x);
+}
+
+/// The fractional part of Go's math.Modf (NaN for infinities, as Go's f - int gives).
+double go_modf_frac(double f) {
+  if (f < 1) {
+    if (f < 0) return -go_modf_frac(-f);
+    return f;  // 0, -0 and (0, 1) are all fraction
+  }
+  auto x = std::bit_cast<uint64_t>(f);
+  auto e = static_cast<unsigned>((x >> k_shift) & k_exp_mask) - k_bias;
+  if (e < 64 - 12) x &= ~((uint64_t{1} << (64 - 12 - e)) - 1);
+  return f - std::bit_cast<double>(x);
+}
+
+/// Go's math.Pow(10, n) for an integer n (Sprig's round passes float64(places)).
+double go_pow10(int64_t n) {
+  const auto y = static_cast<double>(n);
+  if (y == 0) return 1;
+  if (y == 1) return 10;
+  if (std::fabs(y) >= 0x1p63) return y > 0 ? HUGE_VAL : 0;  // Go: a large even exponent
+  const auto yi = static_cast<int64_t>(std::fabs(y));
+  double a1 = 1;
+  int64_t ae = 0;
+  auto [x1, xe64] = go_frexp(10.0);
+  int64_t xe = xe64;
+  for (int64_t i = yi; i != 0; i >>= 1) {
+    if (xe < -(1 << 12) || (1 << 12) < xe) {  // catastrophic overflow: Ldexp handles it
+      ae += xe;
+      break;
+    }
+    if ((i & 1) == 1) {
+      a1 *= x1;
+      ae += xe;
+    }
+    x1 *= x1;
+    xe <<= 1;
+    if (x1 < .5) {
+      x1 += x1;
+      xe--;
+    }
+  }
+  if (y < 0) {
+    a1 = 1 / a1;
+    ae = -ae;
+  }
+  return go_ldexp(a1, ae);
+}
+
 double round(const FuncArgs& a) {
   double round_on = a.size() > 2 ? a[2].as_float() : 0.5;
   double val = to_float64(a[0]);
-  double pow = std::pow(10.0, static_cast<double>(a[1].as_int()));
+  double pow = go_pow10(a[1].as_int());
   double digit = pow * val;
-  double int_part = 0;
-  double frac = std::modf(digit, &int_part);
-  return (frac >= round_on ? std::ceil(digit) : std::floor(digit)) / pow;
+  return (go_modf_frac(digit) >= round_on ? std::ceil(digit) : std::floor(digit)) / pow;
 }
 
 /// strconv.Atoi with its error dropped: syntax errors give 0, out-of-range values the clamped
