@@ -11,6 +11,7 @@
 #include <tuple>
 #include <unordered_map>
 
+#include "ejob/render/base_funcs.hpp"
 #include "ejob/render/exec.hpp"
 #include "ejob/render/go_fmt.hpp"
 #include "ejob/render/parse.hpp"
@@ -240,19 +241,8 @@ Env Env::system() {
 
 namespace {
 
-/// Go builtins, Sprig (without env/expandenv) and Helm's serialization functions for `env`.
-std::shared_ptr<const FuncMap> make_base_funcs(const std::shared_ptr<const Env>& env) {
-  auto base = std::make_shared<FuncMap>();
-  register_builtins(*base);
-  register_sprig(*base, env);
-  register_helm_serialization(*base);
-  base->remove("env");
-  base->remove("expandenv");
-  return base;
-}
-
-/// The system environment and its function map, built once per process.
-const std::pair<std::shared_ptr<const Env>, std::shared_ptr<const FuncMap>>& system_funcs() {
+/// The system environment and its base functions, made once per process.
+const std::pair<std::shared_ptr<const Env>, std::shared_ptr<const FuncSource>>& system_funcs() {
   static const auto k_system = [] {
     auto env = std::make_shared<const Env>(Env::system());
     return std::make_pair(env, make_base_funcs(env));
@@ -263,7 +253,7 @@ const std::pair<std::shared_ptr<const Env>, std::shared_ptr<const FuncMap>>& sys
 }  // namespace
 
 Engine::Engine(std::shared_ptr<const Env> env) : m_impl(std::make_unique<Impl>()) {
-  std::shared_ptr<const FuncMap> base;
+  std::shared_ptr<const FuncSource> base;
   if (env) {
     base = make_base_funcs(env);
   } else {

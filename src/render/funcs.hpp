@@ -79,41 +79,76 @@ struct Env {
   static Env system();
 };
 
+/// Where a FuncMap finds the names it does not hold itself: another map, or the functions every
+/// engine starts from, registered group by group on first use (base_funcs.hpp).
+class FuncSource {
+ public:
+  FuncSource() = default;
+  FuncSource(const FuncSource&) = default;
+  FuncSource(FuncSource&&) = default;
+  FuncSource& operator=(const FuncSource&) = default;
+  FuncSource& operator=(FuncSource&&) = default;
+  virtual ~FuncSource() = default;
+  /// The function called `name`, or null when there is none.
+  [[nodiscard]] virtual const Function* find(std::string_view name) const = 0;
+  /// Whether `name` is visible (without building its function).
+  [[nodiscard]] virtual bool contains(std::string_view name) const = 0;
+  /// Number of visible functions.
+  [[nodiscard]] virtual size_t size() const = 0;
+};
+
 /// Name → function. Later registrations replace earlier ones (Helm overrides Sprig's).
 /// A map may sit on an immutable shared base (the engine shares one base of builtins, Sprig
 /// and serialization functions between renders); its own entries and removals shadow the base.
-class FuncMap {
+class FuncMap final : public FuncSource {
  public:
   FuncMap() = default;
-  explicit FuncMap(std::shared_ptr<const FuncMap> base) : m_base(std::move(base)) {}
+  explicit FuncMap(std::shared_ptr<const FuncSource> base) : m_base(std::move(base)) {}
 
   void add(std::string name, Function f) { m_funcs[std::move(name)] = std::move(f); }
   void remove(std::string_view name) {
-    if (m_base != nullptr && m_base->find(name) != nullptr) {
+    if (m_base != nullptr && m_base->contains(name)) {
       m_funcs[std::string(name)] = Function{};  // tombstone: hides the base entry
-    } else {
-      m_funcs.erase(std::string(name));
+    } else if (auto it = m_funcs.find(name); it != m_funcs.end()) {
+      m_funcs.erase(it);
     }
   }
-  [[nodiscard]] const Function* find(std::string_view name) const {
-    auto it = m_funcs.find(std::string(name));
+  [[nodiscard]] const Function* find(std::string_view name) const override {
+    auto it = m_funcs.find(name);
     if (it != m_funcs.end()) return it->second.impl ? &it->second : nullptr;
     return m_base != nullptr ? m_base->find(name) : nullptr;
   }
-  /// Number of visible functions.
-  [[nodiscard]] size_t size() const {
+  [[nodiscard]] bool contains(std::string_view name) const override {
+    auto it = m_funcs.find(name);
+    if (it != m_funcs.end()) return static_cast<bool>(it->second.impl);
+    return m_base != nullptr && m_base->contains(name);
+  }
+  [[nodiscard]] size_t size() const override {
     size_t n = m_base != nullptr ? m_base->size() : 0;
     for (const auto& [name, f] : m_funcs) {
-      bool in_base = m_base != nullptr && m_base->find(name) != nullptr;
+      bool in_base = m_base != nullptr && m_base->contains(name);
       if (f.impl && !in_base) ++n;
       if (!f.impl && in_base) --n;
     }
     return n;
   }
+  /// The names of this map's own functions (not its base's, no tombstones), in no order.
+  [[nodiscard]] std::vector<std::string_view> own_names() const {
+    std::vector<std::string_view> names;
+    for (const auto& [name, f] : m_funcs) {
+      if (f.impl) names.emplace_back(name);
+    }
+    return names;
+  }
 
  private:
-  std::unordered_map<std::string, Function> m_funcs;
-  std::shared_ptr<const FuncMap> m_base;
+  /// Lets find() take a string_view without building a std::string.
+  struct NameHash {
+    using is_transparent = void;
+    size_t operator()(std::string_view s) const { return std::hash<std::string_view>{}(s); }
+  };
+  std::unordered_map<std::string, Function, NameHash, std::equal_to<>> m_funcs;
+  std::shared_ptr<const FuncSource> m_base;
 };
 
 /// Registers every Sprig v3 function of Helm's map (sprig.TxtFuncMap minus env/expandenv),
