@@ -72,6 +72,7 @@ class Conn:
         self.sock = sock
         self.close_sent = False
         self.pongs = []
+        self.closes = None  # a list that receives the client's close frames, when set
 
     # ---- bytes ---------------------------------------------------------------------------------
     def readable(self):
@@ -140,6 +141,8 @@ class Conn:
             fin, op, payload = self.read_frame()
             if op == CLOSE:
                 code = struct.unpack(">H", payload[:2])[0] if len(payload) >= 2 else None
+                if self.closes is not None:  # recorded before the answer the client waits for
+                    self.closes.append({"code": code, "reason": payload[2:].decode(errors="replace")})
                 if not self.close_sent:
                     self.close_sent = True
                     self.send_frame(CLOSE, payload[:2])
@@ -196,6 +199,7 @@ def serve_echo(h):
     The client's close code is recorded in h.server.websocket_closes."""
     supported = h.query.get("protocols", "echo.test").split(",")
     conn, _ = upgrade(h, supported, h.query.get("choose"), h.query.get("accept"))
+    conn.closes = h.server.websocket_closes
     try:
         while True:
             opcode, data = conn.read_message()
@@ -217,17 +221,14 @@ def serve_echo(h):
                         conn.pongs.append(payload)
                 conn.send("pong " + conn.pongs.pop().decode())
             elif words[0] == "close":
-                answer = conn.close(int(words[1]), words[2] if len(words) > 2 else "")
-                if answer is not None:
-                    h.server.websocket_closes.append({"code": answer.code, "reason": answer.reason})
+                conn.close(int(words[1]), words[2] if len(words) > 2 else "")
                 return
             elif words[0] == "drop":
                 conn.drop()
                 return
             else:
                 conn.send(data.decode())
-    except Closed as c:
-        h.server.websocket_closes.append({"code": c.code, "reason": c.reason})
+    except Closed:
         conn.drop()
     except (ProtocolError, OSError):
         conn.drop()
