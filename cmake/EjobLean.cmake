@@ -1,17 +1,25 @@
 # Lean executables: what a target marked with ejob_link_lean() links instead of shared libraries.
 #
 # Mapping a shared library costs page faults at every start, and page faults are what a short
-# process spends its time on (bench/render.sh: `ejob template` of the starter chart took ~28 ms
-# of CPU, ~18 ms of it for libcurl's ~30 dependent libraries, which `template` never uses).
-# A lean target
-#   - links yaml-cpp, RE2, libcrypto, libcrypt, fmt and the C++ runtime statically (Debian ships
-#     their archives; fmt's is built here from its headers, src/util/lean/fmt_format.cpp),
-#   - is not position-independent (no relocations to apply to its ~400 KiB of vtables at start),
-#   - maps its first 128 KiB of heap at once (src/util/lean/prefault.cpp),
-#   - takes small objects from per-thread free lists (src/util/lean/small_alloc.cpp),
-#   - links no libcurl: src/util/lean/curl_loader.cpp defines the libcurl entry points that
-#     ejob_kubeapi calls and loads libcurl.so.4 on the first of them (libcurl then maps its own
-#     libssl/libcrypto; the static libcrypto stays private to the executable).
+# process spends its time on (10-25 us each on the development VM). Each piece below was
+# measured by relinking `ejob` without it and timing `ejob template` of bench/starter, the
+# variants interleaved, 300 runs each (bench/README.md has the method); the figure is the CPU
+# each piece saves per process, against ~9 ms for the whole lean process in that run
+# (~33 ms linked the ordinary way). A lean target
+#   - links no libcurl (-18 ms): src/util/lean/curl_loader.cpp defines the libcurl entry points
+#     that ejob_kubeapi calls and loads libcurl.so.4 (with its ~30 libraries) on the first of
+#     them; libcurl then maps its own libssl/libcrypto, and the static libcrypto stays private
+#     to the executable,
+#   - links yaml-cpp, RE2, libcrypto, libcrypt, zlib, fmt and the C++ runtime statically
+#     (-7 ms; Debian ships their archives; fmt's is built here from its headers,
+#     src/util/lean/fmt_format.cpp),
+#   - is not position-independent (-2 ms: no relocations to apply to its ~400 KiB of vtables),
+#   - takes libm's few functions from libm.a (-1.1 ms), so that libc is its only shared
+#     library; test lean-libs/<target> fails when another one creeps in (libz.so.1 cost
+#     0.5 ms),
+#   - maps its first 128 KiB of heap at once (-0.9 ms, src/util/lean/prefault.cpp),
+#   - takes small objects from per-thread free lists (-0.55 ms and 28% of the instructions;
+#     in-process renders 1.7x faster; src/util/lean/small_alloc.cpp).
 # Other targets (tests, ejob-agent) link the shared libraries as before. The compile flags are
 # the same either way: the static twins carry their shared library's usage requirements.
 #
@@ -51,6 +59,7 @@ ejob_static_twin(ejob_static_re2 PkgConfig::RE2 ${EJOB_LIBDIR}/libre2.a Threads:
 ejob_static_twin(ejob_static_crypto OpenSSL::Crypto ${EJOB_LIBDIR}/libcrypto.a ${CMAKE_DL_LIBS}
                  Threads::Threads)
 ejob_static_twin(ejob_static_crypt "" ${EJOB_LIBDIR}/libcrypt.a)
+ejob_static_twin(ejob_static_zlib ZLIB::ZLIB ${EJOB_LIBDIR}/libz.a)
 
 add_library(ejob_static_fmt STATIC EXCLUDE_FROM_ALL
             ${PROJECT_SOURCE_DIR}/src/util/lean/fmt_format.cpp)
@@ -73,6 +82,13 @@ ejob_lean_choice(ejob::crypto OpenSSL::Crypto ejob_static_crypto)
 ejob_lean_choice(ejob::crypt crypt ejob_static_crypt)
 ejob_lean_choice(ejob::fmt fmt::fmt ejob_static_fmt)
 ejob_lean_choice(ejob::curl CURL::libcurl ejob_curl_loader)
+ejob_lean_choice(ejob::zlib ZLIB::ZLIB ejob_static_zlib)
+
+# The libm functions ejob calls (`nm -D --undefined-only ejob` against libm.so.6's exports:
+# fmod and remainder from src/render, fegetround and fesetround from libstdc++'s to_chars and
+# from_chars). -u takes their objects from libm.a wherever it sits on the link line (libstdc++.a
+# comes last); a libm function not listed here brings libm.so.6 back (test ejob_lean_libs).
+set(EJOB_LEAN_LIBM_SYMBOLS -Wl,-u,fmod,-u,remainder,-u,fegetround,-u,fesetround)
 
 # ejob_link_lean(TARGET): TARGET links the lean way (see the top of this file).
 # Sanitizer builds link the ordinary way (the sanitizers bring their own operator new and
@@ -85,5 +101,14 @@ function(ejob_link_lean target)
   target_sources(${target} PRIVATE ${PROJECT_SOURCE_DIR}/src/util/lean/prefault.cpp
                                    ${PROJECT_SOURCE_DIR}/src/util/lean/small_alloc.cpp)
   target_link_options(${target} PRIVATE -no-pie -static-libstdc++ -static-libgcc -Wl,-O1
-                      -Wl,--as-needed)
+                      -Wl,--as-needed ${EJOB_LEAN_LIBM_SYMBOLS})
+  target_link_libraries(${target} PRIVATE "-Wl,--push-state,-Bstatic,-lm,--pop-state")
+  if(EJOB_TESTS)
+    # Every shared library costs each start ~0.5 ms of CPU here (libm.so.6 did): a lean
+    # executable needs libc alone.
+    add_test(NAME lean-libs/${target}
+             COMMAND sh -c "readelf -d \"$1\" | grep NEEDED | grep -v -e 'libc[.]so' -e ld-linux \
+                            && exit 1 || exit 0" lean-libs $<TARGET_FILE:${target}>)
+    set_tests_properties(lean-libs/${target} PROPERTIES LABELS lean)
+  endif()
 endfunction()

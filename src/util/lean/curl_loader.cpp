@@ -1,8 +1,10 @@
 // libcurl, loaded on first use (cmake/EjobLean.cmake). A lean executable links no libcurl:
 // `ejob template`, `values`, `crds` and `init` never talk to a server, and mapping libcurl with
-// its ~30 dependent libraries cost ~18 ms of CPU at every start. The libcurl entry points that
-// ejob_kubeapi calls are defined here; the first call dlopens libcurl.so.4 (transport.cpp calls
-// curl_global_init before anything else) and each forwards to libcurl's own function.
+// its ~30 dependent libraries cost ~18 ms of CPU at every start (measured again in session 2:
+// `ejob template` of bench/starter linked with libcurl took 26-29 ms of CPU, without 8-9 ms;
+// bench/README.md). The libcurl entry points that ejob_kubeapi calls are defined here; the
+// first call dlopens libcurl.so.4 (transport.cpp calls curl_global_init before anything else)
+// and each forwards to libcurl's own function.
 //
 // These definitions are not exported from the executable (it links no shared library that
 // refers to them), so libcurl's calls to its own functions still reach libcurl.

@@ -1,14 +1,14 @@
-// Start-up of lean executables (cmake/EjobLean.cmake): the first stretch of heap is mapped with
-// one madvise instead of page fault by page fault.
+// Start-up of lean executables (cmake/EjobLean.cmake): the first stretch of malloc's heap is
+// mapped with one madvise instead of page fault by page fault.
 //
-// A short `ejob template` touched ~200 pages, a quarter of them heap, and on virtual machines a
-// page fault costs microseconds to tens of microseconds (a fault-per-page loop measured 10-80 us
-// a page on the development VM, MADV_POPULATE_WRITE 3-4 us). Small objects come from
-// small_alloc.cpp's region (populated there); what stays on malloc's heap (large strings, C
-// libraries) fits the first 128 KiB that malloc maps, and populating that took `ejob template`
-// from ~205 page faults to ~150. (Populating the read-only segments too saved another 60 faults
-// but no measurable time.) On kernels before 5.14 madvise refuses the advice and nothing
-// changes.
+// A page fault costs 10-25 us on the development VM (a fault-per-page loop: ~10 us a page at
+// best), MADV_POPULATE_WRITE ~2 us a page. Small objects come from small_alloc.cpp's range
+// (populated there); what stays on malloc's heap (large strings, C libraries) fits the first
+// 128 KiB that malloc maps. Measured (bench/README.md): `ejob template` of the starter chart
+// takes ~0.9 ms less CPU with this than without. Populating the read-only segments too
+// (MADV_POPULATE_READ of text and rodata, ~2100 pages) cut the page faults from 149 to 86 but
+// cost ~0.7 ms more than it saved, so it is not done. On kernels before 5.14 madvise refuses
+// the advice and nothing changes.
 
 #include <malloc.h>
 #include <sys/mman.h>
