@@ -99,10 +99,14 @@ void run_submit(SubmitFlags& f) {
     return;
   }
   KubeSession session = open_session(f.kube);
-  // Discovery (and the first TLS handshake) runs while the chart renders; submit_job then
-  // finds the answer in the client's cache.
+  // Discovery (loading libcurl, the first TLS handshake) starts while the chart renders;
+  // submit_job's CRD check joins the request in flight (the client shares it) and runs
+  // alongside the ElasticJob's create. Its own errors are submit_job's to report.
   auto discovery = std::async(std::launch::async, [&] {
-    return session.client->find_resource(kubeapi::k_job_api_version, "ElasticJob");
+    try {
+      session.client->find_resource(kubeapi::k_job_api_version, "ElasticJob");
+    } catch (const std::exception&) {
+    }
   });
   std::optional<Job> first;
   std::vector<kubeapi::Json> first_objects;
@@ -113,7 +117,6 @@ void run_submit(SubmitFlags& f) {
     discovery.wait();
     throw;
   }
-  discovery.get();
   kubeapi::RenderObjects render = [&] {
     // The first rendering is reused; a taken name makes resolve_job draw a new suffix.
     if (!first_objects.empty()) return std::exchange(first_objects, {});

@@ -101,34 +101,48 @@ Json Client::call(const Request& request) {
   return parse_json(r.body, std::string(method_name(request.method)) + " " + request.target);
 }
 
-std::optional<std::vector<ResourceInfo>> Client::discover(const std::string& api_version) {
+Client::Discovered Client::discover(const std::string& api_version) {
+  std::promise<Discovered> promise;
+  std::shared_future<Discovered> pending;
   {
     std::lock_guard lock(m_mutex);
-    if (auto it = m_discovery.find(api_version); it != m_discovery.end()) return it->second;
+    if (auto it = m_discovery.find(api_version); it != m_discovery.end()) {
+      pending = it->second;
+    } else {
+      m_discovery.emplace(api_version, promise.get_future().share());
+    }
   }
+  if (pending.valid()) return pending.get();  // asked before, or being asked right now
+  try {
+    Discovered found = fetch_discovery(api_version);
+    promise.set_value(found);
+    return found;
+  } catch (...) {
+    {
+      std::lock_guard lock(m_mutex);
+      m_discovery.erase(api_version);  // the next caller asks again
+    }
+    promise.set_exception(std::current_exception());
+    throw;
+  }
+}
+
+Client::Discovered Client::fetch_discovery(const std::string& api_version) {
   const bool core = api_version.find('/') == std::string::npos;
   Response r = m_transport.send({Method::Get, (core ? "/api/" : "/apis/") + api_version});
-  std::optional<std::vector<ResourceInfo>> found;
-  if (r.status == 404) {
-    found = std::nullopt;
-  } else if (r.status < 200 || r.status >= 300) {
-    throw error_from_status(r.status, r.body);
-  } else {
-    const Json doc = parse_json(r.body, "discovery of " + api_version);
-    const auto slash = api_version.find('/');
-    std::vector<ResourceInfo> list;
-    for (const Json& item : doc.value("resources", Json::array())) {
-      const std::string name = str(item, "name");
-      if (name.find('/') != std::string::npos) continue;  // subresource
-      list.push_back({core ? "" : api_version.substr(0, slash),
-                      core ? api_version : api_version.substr(slash + 1), name, str(item, "kind"),
-                      item.value("namespaced", true)});
-    }
-    found = std::move(list);
+  if (r.status == 404) return std::nullopt;
+  if (r.status < 200 || r.status >= 300) throw error_from_status(r.status, r.body);
+  const Json doc = parse_json(r.body, "discovery of " + api_version);
+  const auto slash = api_version.find('/');
+  std::vector<ResourceInfo> list;
+  for (const Json& item : doc.value("resources", Json::array())) {
+    const std::string name = str(item, "name");
+    if (name.find('/') != std::string::npos) continue;  // subresource
+    list.push_back({core ? "" : api_version.substr(0, slash),
+                    core ? api_version : api_version.substr(slash + 1), name, str(item, "kind"),
+                    item.value("namespaced", true)});
   }
-  std::lock_guard lock(m_mutex);
-  m_discovery[api_version] = found;
-  return found;
+  return list;
 }
 
 std::optional<ResourceInfo> Client::find_resource(const std::string& api_version,
@@ -186,7 +200,10 @@ ListResult Client::list(const ResourceInfo& res, const std::string& ns,
 }
 
 Json Client::create(const Json& object, DryRun dry_run) {
-  const ResourceInfo res = resource_of(object);
+  return create(resource_of(object), object, dry_run);
+}
+
+Json Client::create(const ResourceInfo& res, const Json& object, DryRun dry_run) {
   std::string ns = meta(object, "namespace");
   if (ns.empty()) ns = default_namespace();
   std::string target = path(res, ns) + "?fieldManager=ejob";

@@ -4,6 +4,7 @@
 /// of the Client (one run); the core kinds ejob sends are known without asking the server.
 
 #include <functional>
+#include <future>
 #include <map>
 #include <mutex>
 #include <nlohmann/json.hpp>
@@ -93,6 +94,8 @@ class Client {
   /// POST; fails with Conflict (reason AlreadyExists) when the name is taken. Not retried
   /// after a 5xx or a broken connection (the object may exist): the caller decides.
   Json create(const Json& object, DryRun dry_run = DryRun::None);
+  /// The same, to the collection of `res` (no discovery of the object's kind).
+  Json create(const ResourceInfo& res, const Json& object, DryRun dry_run = DryRun::None);
   /// Server-side apply (application/apply-patch+yaml) as field manager `manager`. A conflict
   /// is ejob::Error(Conflict) naming the conflicting managers and fields, with a hint.
   Json apply(const Json& object, Force force = Force::No, DryRun dry_run = DryRun::None,
@@ -121,13 +124,16 @@ class Client {
 
  private:
   Json call(const Request& request);
-  std::optional<std::vector<ResourceInfo>> discover(const std::string& api_version);
+  using Discovered = std::optional<std::vector<ResourceInfo>>;
+  Discovered discover(const std::string& api_version);
+  Discovered fetch_discovery(const std::string& api_version);
   void watch_once(const ResourceInfo& res, const std::string& ns, WatchOptions& options,
                   const std::function<bool(const WatchEvent&)>& on_event, bool& stop, bool& gone);
 
   Transport& m_transport;
   std::mutex m_mutex;
-  std::map<std::string, std::optional<std::vector<ResourceInfo>>> m_discovery;
+  /// Per group/version; a request in flight is shared by every caller that asks meanwhile.
+  std::map<std::string, std::shared_future<Discovered>> m_discovery;
 };
 
 /// Percent-encodes a query parameter value.

@@ -1,6 +1,7 @@
 #include "ejob/kubeapi/job_submit.hpp"
 
 #include <future>
+#include <mutex>
 #include <optional>
 #include <random>
 
@@ -35,16 +36,15 @@ bool is_ours(const Json& existing, const std::string& submission) {
   return ann.value(k_submission_annotation, "") == submission;
 }
 
-/// Creates `object`; after an ambiguous failure, tries again and, on AlreadyExists, looks
-/// whether the object there is this submit's.
-Sent create_once(Client& c, const Json& object, const std::string& submission,
-                 const SubmitOptions& o) {
+/// Creates `object` in `res`; after an ambiguous failure, tries again and, on AlreadyExists,
+/// looks whether the object there is this submit's.
+Sent create_once(Client& c, const ResourceInfo& res, const Json& object,
+                 const std::string& submission, const SubmitOptions& o) {
   for (int attempt = 1;; ++attempt) {
     try {
-      return {Outcome::Created, c.create(object, o.dry_run)};
+      return {Outcome::Created, c.create(res, object, o.dry_run)};
     } catch (const ApiError& e) {
       if (e.http_status() == 409 && e.reason() == "AlreadyExists") {
-        const ResourceInfo res = c.resource_of(object);
         const std::string ns = res.namespaced ? object["metadata"].value("namespace", "") : "";
         std::optional<Json> there = c.try_get(res, ns, name_of(object));
         if (there && is_ours(*there, submission)) return {Outcome::Created, there};
@@ -107,6 +107,19 @@ Json owner_reference(const Json& job) {
           {"blockOwnerDeletion", true}};
 }
 
+/// The ElasticJob's resource as ejob's CRD defines it (plural elasticjobs, namespaced), so
+/// that its create need not wait for discovery; discovery still decides whether it is served.
+ResourceInfo own_job_resource(const std::string& api_version) {
+  const auto slash = api_version.find('/');
+  const std::string group = slash == std::string::npos ? "" : api_version.substr(0, slash);
+  return {group, api_version.substr(slash + 1), "elasticjobs", k_job_kind, true};
+}
+
+bool same_resource(const ResourceInfo& a, const ResourceInfo& b) {
+  return a.group == b.group && a.version == b.version && a.plural == b.plural &&
+         a.namespaced == b.namespaced;
+}
+
 /// Namespaces, annotates and checks one rendering; returns the index of the ElasticJob.
 size_t prepare(Client& c, std::vector<Json>& objects, const std::string& submission,
                const SubmitOptions& o) {
@@ -115,19 +128,60 @@ size_t prepare(Client& c, std::vector<Json>& objects, const std::string& submiss
     Json& obj = objects[i];
     if (!obj.is_object() || !obj.contains("kind"))
       throw Error(ErrorCode::Input, "a rendered document is not a Kubernetes object");
-    if (obj["kind"] == k_job_kind) {
+    const bool is_job = obj["kind"] == k_job_kind;
+    if (is_job) {
       if (job) throw Error(ErrorCode::Input, "the rendered job holds more than one ElasticJob");
       job = i;
     }
     obj["metadata"]["annotations"][k_submission_annotation] = submission;
-    if (c.resource_of(obj).namespaced && obj["metadata"].value("namespace", "").empty())
+    const bool namespaced = is_job ? own_job_resource(obj.value("apiVersion", "")).namespaced
+                                   : c.resource_of(obj).namespaced;
+    if (namespaced && obj["metadata"].value("namespace", "").empty())
       obj["metadata"]["namespace"] = o.name_space;
   }
   if (!job) throw Error(ErrorCode::Input, "the rendered job holds no ElasticJob");
   return *job;
 }
 
-void check_crd(Client& c, const Json& job) { job_resource(c, job.value("apiVersion", "")); }
+/// create_once, noting what was created (or may have been) for the rollback.
+Sent create_noted(Client& c, const ResourceInfo& res, const Json& object,
+                  const std::string& submission, const SubmitOptions& o, Created& created) {
+  Sent s;
+  try {
+    s = create_once(c, res, object, submission, o);
+  } catch (const Error&) {
+    if (o.dry_run == DryRun::None) created.maybe(object);
+    throw;
+  }
+  if (s.outcome == Outcome::Created && o.dry_run == DryRun::None) created.add(*s.object);
+  return s;
+}
+
+/// Creates the ElasticJob. The first time (`res` empty), the CRD check — discovery of the
+/// job's group/version — runs alongside the create, and its verdict comes first: when the
+/// kind is not served, the error is NotFound naming `ejob install-crds` (the create then got
+/// a 404 and made nothing). Sets `res` to the served resource. Throws after noting in
+/// `created` what may need a rollback.
+Sent create_job(Client& c, const Json& job, std::optional<ResourceInfo>& res,
+                const std::string& submission, const SubmitOptions& o, Created& created) {
+  if (res) return create_noted(c, *res, job, submission, o, created);
+  const std::string api_version = job.value("apiVersion", "");
+  auto served =
+      std::async(std::launch::async, [&c, api_version] { return job_resource(c, api_version); });
+  const ResourceInfo assumed = own_job_resource(api_version);
+  Sent sent;
+  std::exception_ptr failed;
+  try {
+    sent = create_noted(c, assumed, job, submission, o, created);
+  } catch (...) {
+    failed = std::current_exception();
+  }
+  res = served.get();
+  if (failed && !same_resource(*res, assumed))  // served elsewhere than ejob's CRD says
+    return create_noted(c, *res, job, submission, o, created);
+  if (failed) std::rethrow_exception(failed);
+  return sent;
+}
 
 std::string taken_message(const Json& o, const SubmitOptions& opts, bool job) {
   const std::string where = o["metadata"].contains("namespace")
@@ -153,19 +207,13 @@ std::exception_ptr send_dependents(Client& c, std::vector<Json>& objects, size_t
     running.push_back(std::async(std::launch::async, [&, i] {
       try {
         Json& obj = objects[i];
-        if (c.resource_of(obj).namespaced)
+        const ResourceInfo res = c.resource_of(obj);
+        if (res.namespaced)
           obj["metadata"]["ownerReferences"] = Json::array({owner_reference(job)});
-        Sent s;
-        try {
-          s = create_once(c, obj, submission, o);
-        } catch (const Error&) {
-          if (o.dry_run == DryRun::None) created.maybe(obj);
-          throw;
-        }
+        Sent s = create_noted(c, res, obj, submission, o, created);
         if (s.outcome == Outcome::Taken)
           throw Error(ErrorCode::Conflict, taken_message(obj, o, false));
         results[i] = *s.object;
-        if (o.dry_run == DryRun::None) created.add(*s.object);
       } catch (...) {
         errors[i] = std::current_exception();
       }
@@ -200,21 +248,16 @@ std::string qualified_name(const Json& object) {
 SubmitResult submit_job(Client& c, const RenderObjects& render, const SubmitOptions& o) {
   const std::string submission = random_id();
   SubmitResult result;
+  std::optional<ResourceInfo> job_res;  // known once the CRD check has answered
   for (int draw = 0;; ++draw) {
     std::vector<Json> objects = render();
-    if (draw == 0)
-      for (const Json& obj : objects)
-        if (obj.is_object() && obj.value("kind", "") == k_job_kind) check_crd(c, obj);
     const size_t job_index = prepare(c, objects, submission, o);
     Created created;
     Sent job;
     try {
-      job = create_once(c, objects[job_index], submission, o);
-    } catch (const Error&) {
-      if (o.dry_run == DryRun::None) {
-        created.maybe(objects[job_index]);
-        roll_back(c, created, submission);
-      }
+      job = create_job(c, objects[job_index], job_res, submission, o, created);
+    } catch (...) {
+      if (o.dry_run == DryRun::None) roll_back(c, created, submission);
       throw;
     }
     if (job.outcome == Outcome::Taken) {
@@ -224,7 +267,6 @@ SubmitResult submit_job(Client& c, const RenderObjects& render, const SubmitOpti
       }
       throw Error(ErrorCode::Conflict, taken_message(objects[job_index], o, true));
     }
-    if (o.dry_run == DryRun::None) created.add(*job.object);
     std::vector<Json> results(objects.size());
     results[job_index] = *job.object;
     if (std::exception_ptr failed =

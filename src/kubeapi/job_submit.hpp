@@ -3,7 +3,9 @@
 /// so that nothing existing is ever overwritten and nothing is left half-made:
 ///
 /// 1. discovery: is the ElasticJob's group/version served? (else NotFound naming
-///    `ejob install-crds`) — the only request besides one create per object;
+///    `ejob install-crds`) — the only request besides one create per object. It runs alongside
+///    the ElasticJob's create (sent to the path ejob's CRD defines), and its verdict comes
+///    first: without the CRD that create got a 404 and made nothing;
 /// 2. every object gets the annotation `ejob.io/submission` (a random id of this submit), so
 ///    that an AlreadyExists answer after an ambiguous failure (a dropped connection, a 5xx,
 ///    curl re-sending on a stale connection) can be told apart from someone else's object;

@@ -171,18 +171,28 @@ struct Transport::Impl {
   std::atomic<long> sent{0};
   SlistPtr connect_list;  ///< built once; read by every attempt
 
+  std::once_flag ready_flag;
+
+  // No curl call here: libcurl is loaded (lean executables dlopen it, ~30 libraries) by the
+  // first request, so a command can open a session and start its first request on another
+  // thread while it does other work (submit renders meanwhile).
   Impl(RestConfig c, TransportOptions o, Terminal t)
-      : cfg(std::move(c)), opts(std::move(o)), creds(cfg, t), base_url(cfg.server) {
-    ensure_global();
-    share.reset(curl_share_init());
-    if (!share) throw Error(ErrorCode::Internal, "curl_share_init failed");
-    curl_share_setopt(share.get(), CURLSHOPT_LOCKFUNC, share_lock);
-    curl_share_setopt(share.get(), CURLSHOPT_UNLOCKFUNC, share_unlock);
-    curl_share_setopt(share.get(), CURLSHOPT_USERDATA, &share_locks);
-    for (curl_lock_data d :
-         {CURL_LOCK_DATA_CONNECT, CURL_LOCK_DATA_SSL_SESSION, CURL_LOCK_DATA_DNS})
-      curl_share_setopt(share.get(), CURLSHOPT_SHARE, d);
-    if (!cfg.tls_server_name.empty()) route_by_server_name();
+      : cfg(std::move(c)), opts(std::move(o)), creds(cfg, t), base_url(cfg.server) {}
+
+  /// Loads libcurl and makes the share handle, once; a failure is retried by the next call.
+  void ready() {
+    std::call_once(ready_flag, [this] {
+      ensure_global();
+      share.reset(curl_share_init());
+      if (!share) throw Error(ErrorCode::Internal, "curl_share_init failed");
+      curl_share_setopt(share.get(), CURLSHOPT_LOCKFUNC, share_lock);
+      curl_share_setopt(share.get(), CURLSHOPT_UNLOCKFUNC, share_unlock);
+      curl_share_setopt(share.get(), CURLSHOPT_USERDATA, &share_locks);
+      for (curl_lock_data d :
+           {CURL_LOCK_DATA_CONNECT, CURL_LOCK_DATA_SSL_SESSION, CURL_LOCK_DATA_DNS})
+        curl_share_setopt(share.get(), CURLSHOPT_SHARE, d);
+      if (!cfg.tls_server_name.empty()) route_by_server_name();
+    });
   }
 
   /// tls-server-name: SNI and certificate check use that name while the connection goes to the
@@ -206,6 +216,7 @@ struct Transport::Impl {
   }
 
   EasyPtr take() {
+    ready();
     {
       std::lock_guard lock(pool_mutex);
       if (!pool.empty()) {
@@ -214,7 +225,6 @@ struct Transport::Impl {
         return h;
       }
     }
-    ensure_global();
     EasyPtr h(curl_easy_init());
     if (!h) throw Error(ErrorCode::Internal, "curl_easy_init failed");
     return h;
