@@ -88,9 +88,10 @@ void check_mount_path(std::string_view flag, const std::string& text, std::strin
 
 void apply_blob(const std::string& text, Map& values) {
   constexpr std::string_view k_form = "ACCOUNT/CONTAINER[:MOUNTPATH]";
-  static const RE2 k_blob("([a-z0-9]{3,24})/([a-z0-9]([-a-z0-9]{1,61}[a-z0-9])?)(:(.*))?");
-  std::string account, container, inner, with_path, path;
-  if (!RE2::FullMatch(text, k_blob, &account, &container, &inner, &with_path, &path)) {
+  // A container name is 3-63 characters (Azure's rule), so the middle part is not optional.
+  static const RE2 k_blob("([a-z0-9]{3,24})/([a-z0-9][-a-z0-9]{1,61}[a-z0-9])(:(.*))?");
+  std::string account, container, with_path, path;
+  if (!RE2::FullMatch(text, k_blob, &account, &container, &with_path, &path)) {
     bad_flag("--blob", text,
              fmt::format("is not {} (account: 3-24 lower-case letters and digits; container: a "
                          "DNS label of 3-63 characters)",
@@ -132,11 +133,7 @@ void apply_counts(const JobFlags& flags, Map& values) {
   if (flags.gpus) {
     auto n = parse_count(*flags.gpus, 0);
     if (!n) bad_flag("--gpus", *flags.gpus, "is not a GPU count (use a whole number >= 0)");
-    set_path(values,
-             {
-                 "gpus",
-             },
-             number(*n));
+    set_path(values, {"gpus"}, number(*n));
   }
   if (flags.workers) apply_workers(*flags.workers, values);
   if (flags.nproc) {

@@ -81,12 +81,22 @@ std::string type_phrase(std::string_view type) {
   if (type == "object") return "a map";
   if (type == "array") return "a list";
   if (type == "integer") return "an integer";
-  if (type == "boolean") return "true or false";
+  if (type == "boolean") return "a boolean";
+  if (type == "null") return "null";
   return "a " + std::string(type);
 }
 
+/// "a", "a or b", "a, b or c".
+std::string one_of_phrases(const std::vector<std::string>& phrases) {
+  std::string out;
+  for (std::size_t i = 0; i < phrases.size(); ++i)
+    out += (i == 0 ? "" : i + 1 == phrases.size() ? " or " : ", ") + phrases[i];
+  return out;
+}
+
 /// The accepted form a schema describes, for messages: `an integer >= 0`, `one of "a", "b"`,
-/// `a string or a number`, or the description when a pattern decides.
+/// `a string, a number or a boolean`, `an integer >= 1 or null`; a pattern adds the
+/// description (or the pattern itself when there is none).
 std::string form_of(const json& schema) {
   if (schema.contains("enum")) {
     std::string out;
@@ -98,15 +108,20 @@ std::string form_of(const json& schema) {
     for (const json& alt : schema["anyOf"]) out += (out.empty() ? "" : " or ") + form_of(alt);
     return out;
   }
-  std::string out;
+  std::vector<std::string> phrases;
   if (schema.contains("type")) {
     json types = schema["type"].is_array() ? schema["type"] : json::array({schema["type"]});
-    for (const json& t : types)
-      out += (out.empty() ? "" : " or ") + type_phrase(t.get<std::string>());
+    for (const json& t : types) {
+      const std::string type = t.get<std::string>();
+      phrases.push_back(type_phrase(type));
+      if ((type == "integer" || type == "number") && schema.contains("minimum"))
+        phrases.back() += fmt::format(" >= {}", schema["minimum"].dump());
+    }
   }
-  if (schema.contains("minimum")) out += fmt::format(" >= {}", schema["minimum"].dump());
-  if (schema.contains("pattern") && schema.contains("description")) {
-    out += " (" + schema["description"].get<std::string>() + ")";
+  std::string out = one_of_phrases(phrases);
+  if (schema.contains("pattern")) {
+    out += schema.contains("description") ? " (" + schema["description"].get<std::string>() + ")"
+                                          : " matching " + schema["pattern"].get<std::string>();
   }
   return out;
 }

@@ -1,9 +1,11 @@
 #pragma once
-/// How `ejob list` shows an ElasticJob: its status word from the conditions, replica counts
-/// and kubectl-style ages. Pure functions over the object, so they are easy to test.
+/// How `ejob list` shows ElasticJobs: each job's status word from its conditions, replica
+/// counts and kubectl-style age, laid out as kubectl lays out a table. Pure functions over
+/// the objects, so they are easy to test.
 
 #include <chrono>
 #include <string>
+#include <vector>
 
 #include "ejob/kubeapi/client.hpp"
 
@@ -12,14 +14,38 @@ namespace ejob::cli {
 /// The label every object ejob renders carries (`app.kubernetes.io/managed-by: ejob`).
 inline constexpr const char* k_managed_by_ejob = "app.kubernetes.io/managed-by=ejob";
 
-/// The job's state: Succeeded, Failed, Restarting, Running or Created from the newest true
-/// condition, in that order of precedence; Pending without conditions.
+/// The job's state: the first of Succeeded, Failed, Restarting, Running, Created that is a
+/// condition with status "True"; Pending when none is.
 std::string job_status(const kubeapi::Json& job);
 
-/// kubectl's age format: 42s, 5m3s (under 10 minutes), 17m, 3h12m (under 10 hours), 5h, 2d4h, 12d.
+/// kubectl's AGE column (apimachinery's duration.HumanDuration): 0s..119s, 2m..9m59s
+/// (seconds shown unless 0), 10m..179m, 3h..7h59m, 8h..47h, 2d..7d23h, 8d..729d, 2y..7y364d,
+/// then 8y; "0s" for -1 s (clock skew), "<invalid>" below that.
 std::string format_age(std::chrono::seconds age);
 
 /// The age of an object from metadata.creationTimestamp at `now`; "<unknown>" without one.
 std::string object_age(const kubeapi::Json& obj, std::chrono::system_clock::time_point now);
+
+/// One row of cells.
+using Row = std::vector<std::string>;
+
+/// Which columns `ejob list` shows.
+struct TableColumns {
+  bool all_namespaces = false;  ///< -A: NAMESPACE first
+  bool wide = false;            ///< -o wide: RDZV-ENDPOINT and IMAGE last
+};
+
+/// The header: [NAMESPACE] NAME STATUS MIN MAX DESIRED ACTIVE AGE [RDZV-ENDPOINT IMAGE].
+Row job_header(const TableColumns& columns);
+
+/// A job's row under job_header: min/max replicas and the Worker replica spec's `replicas`
+/// (DESIRED) from the spec, active workers from status.replicaStatuses.Worker.active (0 when
+/// absent); "-" for a count the spec lacks; whole numbers even when sent as floats.
+Row job_row(const kubeapi::Json& job, const TableColumns& columns,
+            std::chrono::system_clock::time_point now);
+
+/// The rows as kubectl prints a table (its tabwriter: each column as wide as its widest cell
+/// plus 3 spaces, the last column unpadded), one line per row.
+std::string format_table(const std::vector<Row>& rows);
 
 }  // namespace ejob::cli

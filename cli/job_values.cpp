@@ -43,11 +43,20 @@ Value tolerations_value(const spot::Placement& p) {
   return Value::list(std::move(out));
 }
 
-/// `user[path]` if present (nil included: Helm deletes the key then), else `defaults[path]`.
+/// `user[path]` if the user gave that key (null included: Helm deletes the key then, so the
+/// chart's default does not apply), else `defaults[path]`.
 Value effective(const Map& user, const Map& defaults,
                 std::initializer_list<std::string_view> path) {
-  Value u = get_path(user, path);
-  return u.is_nil() ? get_path(defaults, path) : u;
+  const Map* at = &user;
+  std::size_t step = 0;
+  for (std::string_view key : path) {
+    auto it = at->find(key);
+    if (it == at->end()) break;
+    if (++step == path.size()) return it->second;
+    if (!it->second.is_map()) return {};  // null or a scalar replaced the whole map
+    at = &it->second.as_map();
+  }
+  return get_path(defaults, path);
 }
 
 int64_t as_count(const Value& v, int64_t fallback) {

@@ -20,55 +20,6 @@ struct ListFlags {
   std::string output;
 };
 
-using Row = std::vector<std::string>;
-
-std::string number(const kubeapi::Json& j) {
-  if (j.is_number_integer()) return std::to_string(j.get<long>());
-  if (j.is_number()) return std::to_string(static_cast<long>(j.get<double>()));
-  return "-";
-}
-
-Row job_row(const kubeapi::Json& job, bool all, bool wide,
-            std::chrono::system_clock::time_point now) {
-  const auto spec = job.value("spec", kubeapi::Json::object());
-  const auto worker =
-      spec.value("replicaSpecs", kubeapi::Json::object()).value("Worker", kubeapi::Json::object());
-  const auto active = job.value("status", kubeapi::Json::object())
-                          .value("replicaStatuses", kubeapi::Json::object())
-                          .value("Worker", kubeapi::Json::object())
-                          .value("active", kubeapi::Json(0));
-  Row row;
-  if (all) row.push_back(job["metadata"].value("namespace", ""));
-  row.insert(row.end(), {job["metadata"].value("name", ""), job_status(job),
-                         number(spec.value("minReplicas", kubeapi::Json())),
-                         number(spec.value("maxReplicas", kubeapi::Json())),
-                         number(worker.value("replicas", kubeapi::Json())), number(active),
-                         object_age(job, now)});
-  if (wide) {
-    const auto containers = worker.value("template", kubeapi::Json::object())
-                                .value("spec", kubeapi::Json::object())
-                                .value("containers", kubeapi::Json::array());
-    row.push_back(spec.value("rdzvEndpoint", ""));
-    row.push_back(containers.empty() ? "" : containers[0].value("image", ""));
-  }
-  return row;
-}
-
-void print_table(const std::vector<Row>& rows) {
-  std::vector<size_t> width;
-  for (const Row& r : rows)
-    for (size_t i = 0; i < r.size(); ++i) {
-      if (width.size() <= i) width.push_back(0);
-      width[i] = std::max(width[i], r[i].size());
-    }
-  for (const Row& r : rows) {
-    std::string line;
-    for (size_t i = 0; i < r.size(); ++i)
-      line += i + 1 < r.size() ? r[i] + std::string(width[i] - r[i].size() + 3, ' ') : r[i];
-    std::cout << line << '\n';
-  }
-}
-
 void run_list(const ListFlags& f) {
   if (f.all_namespaces && !f.kube.name_space.empty())
     throw Error(ErrorCode::Usage, "-A/--all-namespaces and -n/--namespace exclude each other");
@@ -92,15 +43,11 @@ void run_list(const ListFlags& f) {
     std::cerr << (ns.empty() ? "No jobs found.\n" : "No jobs found in namespace " + ns + ".\n");
     return;
   }
-  std::vector<Row> rows;
-  Row head = {"NAME", "STATUS", "MIN", "MAX", "DESIRED", "ACTIVE", "AGE"};
-  if (f.all_namespaces) head.insert(head.begin(), "NAMESPACE");
-  if (out == Output::Wide) head.insert(head.end(), {"RDZV-ENDPOINT", "IMAGE"});
-  rows.push_back(head);
+  const TableColumns columns{f.all_namespaces, out == Output::Wide};
+  std::vector<Row> rows = {job_header(columns)};
   const auto now = std::chrono::system_clock::now();
-  for (const auto& job : jobs.items)
-    rows.push_back(job_row(job, f.all_namespaces, out == Output::Wide, now));
-  print_table(rows);
+  for (const auto& job : jobs.items) rows.push_back(job_row(job, columns, now));
+  std::cout << format_table(rows);
 }
 
 }  // namespace

@@ -12,7 +12,8 @@
 namespace ejob::cli {
 
 /// The objects of a multi-document YAML text; empty documents are skipped. Throws
-/// ejob::Error(Input) `YAML parse error on DOC N: …` for a document that cannot be read.
+/// ejob::Error(Input) `YAML parse error on document N: error converting YAML to JSON: …`
+/// (sigs.k8s.io/yaml's wording) for a document that cannot be read.
 std::vector<kubeapi::Json> parse_manifests(const std::string& text);
 
 /// Output format of -o.
