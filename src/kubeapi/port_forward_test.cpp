@@ -4,6 +4,7 @@
 #include <netinet/in.h>
 #include <poll.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <atomic>
@@ -337,4 +338,38 @@ TEST_CASE("port-forward: a local port that is taken is an Io error") {
           PortForwarder(f.transport, {"default", "etcd-0", 8080, first.local_port()});
         }) == "3: cannot listen on 127.0.0.1:" + std::to_string(first.local_port()) +
                   ": Address already in use");
+}
+
+TEST_CASE("port-forward: exec plugin credentials, run again after a 401") {
+  TestServer server;
+  TcpServer target(echo);
+  {
+    Transport admin(server.config("admin-cert"), {});
+    Client(admin).create(pod("etcd-0", target.port()));
+  }
+  const std::string plugin = server.dir() + "/plugin.sh";
+  // Each run prints a new token: exec-1, exec-2, ...
+  ejob::testing::write_file(
+      plugin,
+      "#!/bin/sh\n"
+      "n=$(cat \"$0.count\" 2>/dev/null || echo 0); n=$((n+1)); echo $n > \"$0.count\"\n"
+      "printf '{\"apiVersion\":\"client.authentication.k8s.io/v1\",\"kind\":\"ExecCredential\","
+      "\"status\":{\"token\":\"exec-%s\"}}' $n\n");
+  chmod(plugin.c_str(), 0755);
+  server.control("tokens", {{"exec-1", "admin"}, {"exec-2", "admin"}});
+  RestConfig cfg = server.config("admin-token");
+  cfg.token.clear();
+  cfg.exec = ExecConfig{"client.authentication.k8s.io/v1", plugin, {}, {}, "Never", false};
+  Transport t(cfg, {});
+  {
+    auto s = PortForwardStream::open(t, "default", "etcd-0", 8080);
+    s->write("one");
+    CHECK(read_stream(*s, 3) == "one");
+  }
+  CHECK(t.credentials().plugin_runs() == 1);
+  server.control("tokens", {{"exec-1", nullptr}});  // revoked: the upgrade gets a 401
+  auto s = PortForwardStream::open(t, "default", "etcd-0", 8080);
+  s->write("two");
+  CHECK(read_stream(*s, 3) == "two");
+  CHECK(t.credentials().plugin_runs() == 2);
 }
