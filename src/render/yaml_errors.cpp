@@ -1,6 +1,7 @@
 #include "ejob/render/yaml_errors.hpp"
 
 #include <algorithm>
+#include <cctype>
 
 namespace ejob::render::yaml {
 namespace {
@@ -98,7 +99,102 @@ std::string with_line(std::string_view text, int line) {
   return "line " + std::to_string(line) + ": " + std::string(text);
 }
 
+// What go-yaml's parser wanted when a `]`/`}` starts a line of a block collection: the next
+// key, or the next `-` entry when the previous line at that indentation is one.
+std::string msg_for_flow_end(std::string_view text, int line0) {
+  size_t indent = indent_of(line_at(text, line0));
+  for (int n = line0 - 1; n >= 0; --n) {
+    std::string_view line = code_of(line_at(text, n));
+    if (indent_of(line) == line.size() || indent_of(line) > indent) continue;
+    if (line.substr(indent_of(line)).starts_with("- ") || line.substr(indent_of(line)) == "-")
+      return "did not find expected '-' indicator";
+    break;
+  }
+  return "did not find expected key";
+}
+
 }  // namespace
+
+std::string go_reader_error(std::string_view text, size_t& offset) {
+  if (text.starts_with("\xFF\xFE") || text.starts_with("\xFE\xFF")) return {};
+  for (size_t i = 0; i < text.size();) {
+    offset = i;
+    auto b = static_cast<unsigned char>(text[i]);
+    size_t width = (b & 0x80) == 0      ? 1
+                   : (b & 0xE0) == 0xC0 ? 2
+                   : (b & 0xF0) == 0xE0 ? 3
+                   : (b & 0xF8) == 0xF0 ? 4
+                                        : 0;
+    if (width == 0) return "invalid leading UTF-8 octet";
+    if (width > text.size() - i) return "incomplete UTF-8 octet sequence";
+    char32_t value = width == 1 ? b : width == 2 ? b & 0x1F : width == 3 ? b & 0x0F : b & 0x07;
+    for (size_t k = 1; k < width; ++k) {
+      auto c = static_cast<unsigned char>(text[i + k]);
+      if ((c & 0xC0) != 0x80) return "invalid trailing UTF-8 octet";
+      value = (value << 6) | (c & 0x3F);
+    }
+    if ((width == 2 && value < 0x80) || (width == 3 && value < 0x800) ||
+        (width == 4 && value < 0x10000))
+      return "invalid length of a UTF-8 sequence";
+    if ((value >= 0xD800 && value <= 0xDFFF) || value > 0x10FFFF)
+      return "invalid Unicode character";
+    bool allowed = value == 0x09 || value == 0x0A || value == 0x0D ||
+                   (value >= 0x20 && value <= 0x7E) || value == 0x85 ||
+                   (value >= 0xA0 && value <= 0xD7FF) || (value >= 0xE000 && value <= 0xFFFD) ||
+                   value >= 0x10000;
+    if (!allowed) return "control characters are not allowed";
+    i += width;
+  }
+  return {};
+}
+
+std::string go_directive_error(std::string_view text, int& line0) {
+  // the document's first token is a flow indicator that cannot start a node
+  for (int n = 0;; ++n) {
+    std::string_view code = code_of(line_at(text, n));
+    if (code.find_first_not_of(" \t") == std::string_view::npos) {
+      if (text.find('\n') == std::string_view::npos ||
+          n > std::count(text.begin(), text.end(), '\n'))
+        break;
+      continue;
+    }
+    char first = code[code.find_first_not_of(" \t")];
+    if (first == ',' || first == ']' || first == '}') {
+      line0 = n;
+      return at_line("did not find expected node content", n, false);
+    }
+    break;
+  }
+  int line = 0;
+  bool content = false;  // go-yaml reads the first document only: stop at the next marker
+  for (size_t start = 0; start <= text.size(); ++line) {
+    size_t nl = text.find('\n', start);
+    std::string_view l = text.substr(start, nl == std::string_view::npos ? nl : nl - start);
+    bool marker = (l.starts_with("---") || l.starts_with("...")) &&
+                  (l.size() == 3 || l[3] == ' ' || l[3] == '\t' || l[3] == '\r');
+    if (marker && content) return {};
+    if (!l.starts_with('%') && !code_of(l).empty()) content = true;
+    if (l.starts_with('%')) {
+      std::string_view before = text.substr(0, start);
+      if (before.find_first_of("'\"|>") != std::string_view::npos) return {};
+      size_t i = 1;
+      while (i < l.size() &&
+             (std::isalnum(static_cast<unsigned char>(l[i])) != 0 || l[i] == '_' || l[i] == '-'))
+        ++i;
+      std::string_view name = l.substr(1, i - 1);
+      line0 = line;
+      if (name.empty()) return at_line("could not find expected directive name", line, true);
+      if (i < l.size() && l[i] != ' ' && l[i] != '\t' && l[i] != '\r')
+        return at_line("found unexpected non-alphabetical character", line, true);
+      if (name != "YAML" && name != "TAG")
+        return at_line("found unknown directive name", line, true);
+      return {};
+    }
+    if (nl == std::string_view::npos) break;
+    start = nl + 1;
+  }
+  return {};
+}
 
 std::string go_syntax_message(std::string_view text, const std::string& msg, int line0, int pos) {
   struct Pair {
@@ -133,6 +229,17 @@ std::string go_syntax_message(std::string_view text, const std::string& msg, int
     return with_line(msg == "end of map flow not found" ? "did not find expected ',' or '}'"
                                                         : "did not find expected ',' or ']'",
                      line);
+  }
+  // A flow indicator (`,` `]` `}`) where a block node starts: go-yaml's scanner makes it a
+  // flow token, and the parser wanted the node after `:`, `-` or `?` (or at the start).
+  bool flow_token = at < text.size() && (text[at] == ',' || text[at] == ']' || text[at] == '}');
+  bool block_end = msg == "end of map not found" || msg == "end of sequence not found" ||
+                   msg == "illegal flow end";
+  if (flow_token && block_end) {
+    char before = last_significant(text, at);
+    if (before == 0 || before == ':' || before == '-' || before == '?')
+      return at_line("did not find expected node content", line0, false);
+    if (msg == "illegal flow end") return at_line(msg_for_flow_end(text, line0), line0, false);
   }
   if (msg == "illegal map value" && key_runs_on(text, line0))
     return at_line("could not find expected ':'", line0, true);

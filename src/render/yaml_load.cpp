@@ -280,17 +280,37 @@ std::string unknown_anchor(std::string_view text, const YAML::Mark& mark) {
 
 YamlDecoded decode(std::string_view text) {
   YamlDecoded out;
-  if (std::optional<Value> simple = yaml::load_simple(text)) {  // most YAML, without yaml-cpp
-    out.value = std::move(*simple);
+  size_t bad = 0;
+  std::string reader = yaml::go_reader_error(text, bad);
+  // go-yaml decodes its first 512-byte chunk before scanning: an error there comes first
+  if (!reader.empty() && bad < 512) {
+    out.error = "error converting YAML to JSON: yaml: " + reader;
     return out;
   }
+  if (std::optional<Value> simple = reader.empty() ? yaml::load_simple(text) : std::nullopt) {
+    out.value = std::move(*simple);  // most YAML, without yaml-cpp
+    return out;
+  }
+  int directive_line = -1;
+  std::string directive = yaml::go_directive_error(text, directive_line);
   try {
     YAML::Node root = YAML::Load(std::string(text));
     out.value = Converter{text}.convert(root);
+    if (!reader.empty()) {  // yaml-cpp takes bytes go-yaml's reader refuses
+      out.value = Value();
+      out.error = "error converting YAML to JSON: yaml: " + reader;
+    } else if (!directive.empty()) {  // yaml-cpp skips directives go-yaml's scanner refuses
+      out.value = Value();
+      out.line = directive_line + 1;
+      out.column = 1;
+      out.error = "error converting YAML to JSON: yaml: " + directive;
+    }
   } catch (const YAML::ParserException& e) {
-    out.line = e.mark.line + 1;
-    out.column = e.mark.column + 1;
-    std::string msg = yaml::go_syntax_message(text, e.msg, e.mark.line, e.mark.pos);
+    bool directive_first = !directive.empty() && directive_line <= e.mark.line;
+    out.line = directive_first ? directive_line + 1 : e.mark.line + 1;
+    out.column = directive_first ? 1 : e.mark.column + 1;
+    std::string msg =
+        directive_first ? directive : yaml::go_syntax_message(text, e.msg, e.mark.line, e.mark.pos);
     if (msg == "unknown anchor referenced") msg = unknown_anchor(text, e.mark);
     out.error = "error converting YAML to JSON: yaml: " + msg;
   } catch (const ConvertError& e) {
