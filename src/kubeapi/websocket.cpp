@@ -212,6 +212,38 @@ void WebSocket::Impl::on_close_frame(const std::string& payload) {
   peer_closed = true;
 }
 
+void WebSocket::Impl::on_control(std::uint8_t opcode, bool fin, const std::string& payload) {
+  if (!fin || payload.size() > 125) fail("a fragmented or long control frame");
+  if (opcode == k_close) {
+    on_close_frame(payload);
+  } else if (opcode == k_ping) {
+    if (!close_sent) send_frame(k_pong, payload);
+  } else if (opcode != k_pong) {
+    fail("a frame with opcode " + std::to_string(opcode));
+  }
+}
+
+bool WebSocket::Impl::on_data(std::uint8_t opcode, bool fin, std::string& payload, Message& out) {
+  if (opcode == k_continuation) {
+    if (!in_fragment) fail("a continuation frame outside a message");
+  } else if (opcode == k_text || opcode == k_binary) {
+    if (in_fragment) fail("a new message inside a fragmented one");
+    in_fragment = true;
+    fragment_type = opcode == k_text ? MessageType::Text : MessageType::Binary;
+    fragments.clear();
+  } else {
+    fail("a frame with opcode " + std::to_string(opcode));
+  }
+  if (fragments.size() + payload.size() > k_max_message) fail("a message above 64 MiB");
+  fragments += payload;
+  if (!fin) return false;
+  in_fragment = false;
+  out.type = fragment_type;
+  out.data = std::move(fragments);
+  fragments.clear();
+  return true;
+}
+
 std::optional<Received> WebSocket::Impl::process(Message& out) {
   while (!peer_closed) {
     std::string error;
@@ -219,33 +251,8 @@ std::optional<Received> WebSocket::Impl::process(Message& out) {
     if (!error.empty()) fail(error);
     if (!f) return std::nullopt;
     if (f->opcode >= k_close) {
-      if (!f->fin || f->payload.size() > 125) fail("a fragmented or long control frame");
-      if (f->opcode == k_close) {
-        on_close_frame(f->payload);
-      } else if (f->opcode == k_ping) {
-        if (!close_sent) send_frame(k_pong, f->payload);
-      } else if (f->opcode != k_pong) {
-        fail("a frame with opcode " + std::to_string(f->opcode));
-      }
-      continue;
-    }
-    if (f->opcode == k_continuation) {
-      if (!in_fragment) fail("a continuation frame outside a message");
-    } else if (f->opcode == k_text || f->opcode == k_binary) {
-      if (in_fragment) fail("a new message inside a fragmented one");
-      in_fragment = true;
-      fragment_type = f->opcode == k_text ? MessageType::Text : MessageType::Binary;
-      fragments.clear();
-    } else {
-      fail("a frame with opcode " + std::to_string(f->opcode));
-    }
-    if (fragments.size() + f->payload.size() > k_max_message) fail("a message above 64 MiB");
-    fragments += f->payload;
-    if (f->fin) {
-      in_fragment = false;
-      out.type = fragment_type;
-      out.data = std::move(fragments);
-      fragments.clear();
+      on_control(f->opcode, f->fin, f->payload);
+    } else if (on_data(f->opcode, f->fin, f->payload, out)) {
       return Received::Message;
     }
   }

@@ -55,32 +55,59 @@ struct Route {
   std::string host_header;
 };
 
-Route route_for(const RestConfig& cfg) {
-  Route r{cfg.server, "", ""};
-  CURLU* u = curl_url();
-  char* host = nullptr;
-  char* port = nullptr;
-  if (curl_url_set(u, CURLUPART_URL, cfg.server.c_str(), 0) == CURLUE_OK) {
-    curl_url_get(u, CURLUPART_HOST, &host, 0);
-    curl_url_get(u, CURLUPART_PORT, &port, CURLU_DEFAULT_PORT);
-  }
-  if (host && port) {
-    r.host_header = std::string(host) + ":" + port;
-    if (!cfg.tls_server_name.empty()) {
-      r.connect_to = cfg.tls_server_name + ":" + port + ":" + host + ":" + port;
-      r.url = "https://" + cfg.tls_server_name + ":" + port;
-      r.host_header = cfg.tls_server_name + ":" + port;
-    }
-  }
-  curl_free(host);
-  curl_free(port);
-  curl_url_cleanup(u);
-  return r;
-}
-
+struct UrlFree {
+  void operator()(CURLU* u) const { curl_url_cleanup(u); }
+};
+struct CurlStringFree {
+  void operator()(char* p) const { curl_free(p); }
+};
 struct SlistFree {
   void operator()(curl_slist* l) const { curl_slist_free_all(l); }
 };
+using CurlString = std::unique_ptr<char, CurlStringFree>;
+
+/// A part of a URL (host, port) as curl parses it; empty when absent or malformed.
+std::string url_part(const std::string& url, CURLUPart part) {
+  std::unique_ptr<CURLU, UrlFree> u(curl_url());
+  char* text = nullptr;
+  if (!u || curl_url_set(u.get(), CURLUPART_URL, url.c_str(), 0) != CURLUE_OK) return {};
+  curl_url_get(u.get(), part, &text, CURLU_DEFAULT_PORT);
+  const CurlString owned(text);
+  return owned ? std::string(owned.get()) : std::string();
+}
+
+Route route_for(const RestConfig& cfg) {
+  Route r{cfg.server, "", ""};
+  const std::string host = url_part(cfg.server, CURLUPART_HOST);
+  const std::string port = url_part(cfg.server, CURLUPART_PORT);
+  if (host.empty() || port.empty()) return r;
+  r.host_header = host + ":" + port;
+  if (!cfg.tls_server_name.empty()) {
+    r.connect_to = cfg.tls_server_name + ":" + port + ":" + host + ":" + port;
+    r.url = "https://" + cfg.tls_server_name + ":" + port;
+    r.host_header = cfg.tls_server_name + ":" + port;
+  }
+  return r;
+}
+
+/// The TLS and proxy settings of the cluster, as Transport sets them for its requests.
+void configure_tls(CURL* h, const RestConfig& cfg, const AuthMaterial& auth) {
+  if (!cfg.ca_pem.empty()) set_blob(h, CURLOPT_CAINFO_BLOB, cfg.ca_pem);
+  if (cfg.insecure) {
+    curl_easy_setopt(h, CURLOPT_SSL_VERIFYPEER, 0L);
+    curl_easy_setopt(h, CURLOPT_SSL_VERIFYHOST, 0L);
+  }
+  if (!auth.client_cert_pem.empty()) {
+    set_blob(h, CURLOPT_SSLCERT_BLOB, auth.client_cert_pem);
+    curl_easy_setopt(h, CURLOPT_SSLCERTTYPE, "PEM");
+    set_blob(h, CURLOPT_SSLKEY_BLOB, auth.client_key_pem);
+    curl_easy_setopt(h, CURLOPT_SSLKEYTYPE, "PEM");
+  }
+  if (!cfg.proxy_url.empty()) {
+    curl_easy_setopt(h, CURLOPT_PROXY, cfg.proxy_url.c_str());
+    curl_easy_setopt(h, CURLOPT_HTTPPROXYTUNNEL, 1L);
+  }
+}
 
 /// Connects (TCP, proxy, TLS) as Transport would for a request to this server.
 std::unique_ptr<WebSocket::Impl> connect(const RestConfig& cfg, const AuthMaterial& auth,
@@ -98,21 +125,7 @@ std::unique_ptr<WebSocket::Impl> connect(const RestConfig& cfg, const AuthMateri
   curl_easy_setopt(h, CURLOPT_TCP_NODELAY, 1L);
   curl_easy_setopt(h, CURLOPT_CONNECTTIMEOUT_MS,
                    static_cast<long>(k_websocket_handshake_timeout.count()));
-  if (!cfg.ca_pem.empty()) set_blob(h, CURLOPT_CAINFO_BLOB, cfg.ca_pem);
-  if (cfg.insecure) {
-    curl_easy_setopt(h, CURLOPT_SSL_VERIFYPEER, 0L);
-    curl_easy_setopt(h, CURLOPT_SSL_VERIFYHOST, 0L);
-  }
-  if (!auth.client_cert_pem.empty()) {
-    set_blob(h, CURLOPT_SSLCERT_BLOB, auth.client_cert_pem);
-    curl_easy_setopt(h, CURLOPT_SSLCERTTYPE, "PEM");
-    set_blob(h, CURLOPT_SSLKEY_BLOB, auth.client_key_pem);
-    curl_easy_setopt(h, CURLOPT_SSLKEYTYPE, "PEM");
-  }
-  if (!cfg.proxy_url.empty()) {
-    curl_easy_setopt(h, CURLOPT_PROXY, cfg.proxy_url.c_str());
-    curl_easy_setopt(h, CURLOPT_HTTPPROXYTUNNEL, 1L);
-  }
+  configure_tls(h, cfg, auth);
   std::unique_ptr<curl_slist, SlistFree> connect_to;
   if (!route.connect_to.empty()) {
     connect_to.reset(curl_slist_append(nullptr, route.connect_to.c_str()));

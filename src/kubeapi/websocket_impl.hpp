@@ -47,6 +47,10 @@ struct WebSocket::Impl {
   std::optional<Received> process(Message& out);
   /// receive() of the public object.
   Received receive(Message& out, std::chrono::milliseconds timeout);
+  /// Handles a control frame (close, ping, pong).
+  void on_control(std::uint8_t opcode, bool fin, const std::string& payload);
+  /// Adds a data frame to the message being reassembled; true when `out` got a whole one.
+  bool on_data(std::uint8_t opcode, bool fin, std::string& payload, Message& out);
   /// Records the server's close frame and answers it.
   void on_close_frame(const std::string& payload);
   /// Closes with 1002 and throws the protocol error.

@@ -134,6 +134,24 @@ TEST_CASE("websocket: a connection dropped without a close frame is Closed with 
   CHECK(e.ws->close_code() == 1006);
 }
 
+TEST_CASE("websocket: a frame no server may send is a protocol error, closed with 1002") {
+  const std::pair<const char*, const char*> cases[] = {
+      {"masked", "a masked frame"},
+      {"opcode", "a frame with opcode 3"},
+      {"continuation", "a continuation frame outside a message"},
+      {"reserved", "a frame with reserved bits set"}};
+  for (const auto& [kind, what] : cases) {
+    INFO(kind);
+    Echo e;
+    e.ws->send(MessageType::Text, std::string("bad ") + kind);
+    Message m;
+    CHECK(error_of([&] { e.ws->receive(m, k_wait); }) ==
+          "4: WebSocket protocol error: " + e.server.url() + " sent " + what);
+    CHECK(e.ws->close_code() == 1006);
+    CHECK(closes_seen(e.server) == nlohmann::json::parse(R"([{"code": 1002, "reason": ""}])"));
+  }
+}
+
 TEST_CASE("websocket: nothing arriving is a Timeout, not an error") {
   Echo e;
   Message m;

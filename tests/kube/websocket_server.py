@@ -194,6 +194,7 @@ def serve_echo(h):
       fragment N TEXT   TEXT comes back as a text message in N frames
       ping PAYLOAD      the server pings; once the pong arrives it sends "pong PAYLOAD"
       close CODE REASON the server closes with that code and reason
+      bad KIND          a frame no server may send (masked, opcode, continuation, reserved)
       drop              the connection ends without a close frame
       anything else     comes back as text
     The client's close code is recorded in h.server.websocket_closes."""
@@ -223,6 +224,13 @@ def serve_echo(h):
             elif words[0] == "close":
                 conn.close(int(words[1]), words[2] if len(words) > 2 else "")
                 return
+            elif words[0] == "bad":
+                # Frames no server may send; the client must close with 1002.
+                frames = {"masked": bytes([0x82, 0x81, 1, 2, 3, 4, 5]),
+                          "opcode": bytes([0x83, 0x00]),
+                          "continuation": bytes([0x80, 0x01, 0x61]),
+                          "reserved": bytes([0xC2, 0x00])}
+                conn.sock.sendall(frames[words[1]])
             elif words[0] == "drop":
                 conn.drop()
                 return
