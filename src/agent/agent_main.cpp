@@ -8,6 +8,7 @@
 
 #include "ejob/agent/agent.hpp"
 #include "ejob/agent/etcd_round_source.hpp"
+#include "ejob/agent/host_identity.hpp"
 #include "ejob/agent/log.hpp"
 #include "ejob/agent/static_round_source.hpp"
 #include "ejob/util/error.hpp"
@@ -36,7 +37,8 @@ std::unique_ptr<RoundSource> make_source(const LaunchConfig& c) {
   o.cert = c.etcd.cert;
   o.key = c.etcd.key;
   auto rdzv = std::make_unique<EtcdRendezvous>(o, c.etcd, c.run_id, c.min_nodes, c.max_nodes);
-  return std::make_unique<EtcdRoundSource>(std::move(rdzv), c.role, c.nproc_per_node);
+  return std::make_unique<EtcdRoundSource>(std::move(rdzv), c.role, c.nproc_per_node,
+                                           c.local_addr.value_or(fq_hostname()));
 }
 
 void warn_omp(const LaunchConfig& c, const Environment& env) {

@@ -11,10 +11,11 @@ constexpr std::chrono::seconds k_store_timeout{300};
 }
 
 EtcdRoundSource::EtcdRoundSource(std::unique_ptr<EtcdRendezvous> rendezvous, std::string role,
-                                 int local_world_size)
+                                 int local_world_size, std::string local_addr)
     : m_rdzv(std::move(rendezvous)),
       m_role(std::move(role)),
-      m_local_world_size(local_world_size) {}
+      m_local_world_size(local_world_size),
+      m_local_addr(std::move(local_addr)) {}
 
 Round EtcdRoundSource::next_round() {
   RendezvousResult r = m_rdzv->next_rendezvous();
@@ -23,7 +24,7 @@ Round EtcdRoundSource::next_round() {
   // the same data (peers read it with a blocking get afterwards) and spares N agents from
   // waiting on every `.FIN` write for it.
   if (r.rank == 0) {
-    store.set("MASTER_ADDR", fq_hostname());
+    store.set("MASTER_ADDR", m_local_addr);
     store.set("MASTER_PORT", std::to_string(free_local_port()));
   }
   std::vector<std::string> raw =

@@ -1,7 +1,8 @@
 #pragma once
 /// Rounds from the etcd rendezvous, completed as torch's SimpleElasticAgent._rendezvous does:
 /// role infos shared through the round's EtcdStore, then the group-rank-0 agent publishes
-/// MASTER_ADDR (its FQDN) and MASTER_PORT (a free port) and everyone reads them back.
+/// MASTER_ADDR (its FQDN, or --local_addr) and MASTER_PORT (a free port) and everyone reads them
+/// back.
 
 #include <memory>
 
@@ -13,8 +14,9 @@ namespace ejob::agent {
 /// RoundSource over EtcdRendezvous.
 class EtcdRoundSource : public RoundSource {
  public:
+  /// LOCAL_ADDR is what this agent publishes as MASTER_ADDR when it is group rank 0.
   EtcdRoundSource(std::unique_ptr<EtcdRendezvous> rendezvous, std::string role,
-                  int local_world_size);
+                  int local_world_size, std::string local_addr);
   Round next_round() override;
   std::unique_ptr<RoundWatcher> watch(const Round& round) override;
   void exit_barrier(const Round& round) override;
@@ -24,6 +26,7 @@ class EtcdRoundSource : public RoundSource {
   std::unique_ptr<EtcdRendezvous> m_rdzv;
   std::string m_role;
   int m_local_world_size;
+  std::string m_local_addr;
 };
 
 }  // namespace ejob::agent

@@ -178,6 +178,7 @@ LaunchConfig make_launch_config(const LaunchOptions& o, const Environment& env,
   c.node_rank = o.standalone ? 0 : o.node_rank;
   c.master_addr = o.master_addr;
   c.master_port = o.master_port;
+  c.local_addr = o.local_addr;
   if (c.backend == Backend::Static && !o.standalone && !o.rdzv_endpoint.empty()) {
     Endpoint e = parse_endpoint(o.rdzv_endpoint, o.master_port);
     c.master_addr = e.host;

@@ -49,8 +49,9 @@ struct LaunchConfig {
   int node_rank = 0;
   std::string master_addr;
   int master_port = 0;
-  std::vector<std::string> command;  ///< worker argv before ${local_rank} substitution
-  std::string entrypoint_name;       ///< the script (or binary) named in failure summaries
+  std::optional<std::string> local_addr;  ///< published as MASTER_ADDR by group rank 0
+  std::vector<std::string> command;       ///< worker argv before ${local_rank} substitution
+  std::string entrypoint_name;            ///< the script (or binary) named in failure summaries
 };
 
 /// Validates and resolves the options. Throws ejob::Error(Usage) with a message naming the

@@ -109,6 +109,7 @@ const std::vector<FlagSpec>& flag_table() {
       {"node_rank", spellings({"--node_rank"}), Kind::Value, EJOB_INT(node_rank)},
       {"master_addr", spellings({"--master_addr"}), Kind::Value, EJOB_STR(master_addr)},
       {"master_port", spellings({"--master_port"}), Kind::Value, EJOB_INT(master_port)},
+      {"local_addr", spellings({"--local_addr"}), Kind::Value, EJOB_STR(local_addr)},
   };
   return table;
 }
@@ -257,7 +258,7 @@ std::string launch_usage() {
                   [--start_method {spawn,fork,forkserver}] [--role ROLE] [-m] [--no_python]
                   [--run_path] [--log_dir LOG_DIR] [-r REDIRECTS] [-t TEE]
                   [--node_rank NODE_RANK] [--master_addr MASTER_ADDR]
-                  [--master_port MASTER_PORT]
+                  [--master_port MASTER_PORT] [--local_addr LOCAL_ADDR]
                   training_script ...
 
 A drop-in for torchrun (torch.distributed.run 1.13) that joins the same etcd rendezvous.
@@ -284,6 +285,8 @@ the environment fallback PET_<FLAG> (PET_NNODES=2); the command line wins.
   --node_rank R             static backend: this node's rank (default 0)
   --master_addr ADDR        static backend: address of node 0 (default 127.0.0.1)
   --master_port PORT        static backend: port of node 0 (default 29500)
+  --local_addr ADDR         etcd backend: the address this node publishes as MASTER_ADDR when
+                            it is group rank 0 (torch >= 2.0's flag; default: its FQDN)
 
 The worker interpreter is $PYTHON_EXEC, else python3. "${local_rank}" in script arguments is
 replaced by each worker's local rank.

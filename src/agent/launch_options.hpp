@@ -40,6 +40,7 @@ struct LaunchOptions {
   int node_rank = 0;
   std::string master_addr = "127.0.0.1";
   int master_port = 29500;
+  std::optional<std::string> local_addr;  ///< torch >= 2.0's --local-addr
   bool help = false;
   std::string training_script;
   std::vector<std::string> training_script_args;

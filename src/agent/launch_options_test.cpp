@@ -40,6 +40,7 @@ TEST_CASE("launch options: torchrun defaults") {
   CHECK(o.master_addr == "127.0.0.1");
   CHECK(o.master_port == 29500);
   CHECK_FALSE(o.log_dir.has_value());
+  CHECK_FALSE(o.local_addr.has_value());
   CHECK(o.training_script == "train.py");
   CHECK(o.training_script_args.empty());
 }
@@ -62,7 +63,7 @@ TEST_CASE("launch options: dash spellings and unique prefixes") {
   LaunchOptions o =
       parse({"--nproc-per-node=2", "--max-restarts", "3", "--rdzv_b", "etcd", "--monitor=0.5",
              "--log-dir=/tmp/x", "--no-python", "--run-path", "--node-rank=1", "--master-addr=h",
-             "--master-port=1234", "--start-method=fork", "run.sh"});
+             "--master-port=1234", "--start-method=fork", "--local-addr=10.1.2.3", "run.sh"});
   CHECK(o.nproc_per_node == "2");
   CHECK(o.max_restarts == 3);
   CHECK(o.rdzv_backend == "etcd");
@@ -74,6 +75,8 @@ TEST_CASE("launch options: dash spellings and unique prefixes") {
   CHECK(o.master_addr == "h");
   CHECK(o.master_port == 1234);
   CHECK(o.start_method == "fork");
+  CHECK(o.local_addr == "10.1.2.3");
+  CHECK(parse({"--local_addr", "node-a", "t.py"}).local_addr == "node-a");
   CHECK(parse({"--nproc=3", "t.py"}).nproc_per_node == "3");
   CHECK(parse({"--max_r=3", "t.py"}).max_restarts == 3);
 }

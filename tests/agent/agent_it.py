@@ -264,7 +264,7 @@ def standalone(h):
 
 def _interop(h, ejob_first):
     h.start_etcd()
-    args = rdzv(h, "mix", "4", "--rdzv_conf=last_call_timeout=2") + \
+    args = ["--local_addr=127.0.0.1"] + rdzv(h, "mix", "4", "--rdzv_conf=last_call_timeout=2") + \
         [os.path.join(HERE, "gloo_allreduce.py"), "--out", h.out, "--expect-world", "4"]
     starters = [lambda i: h.ejob("ejob%d" % i, args), lambda i: h.torchrun("torchrun%d" % i, args)]
     if not ejob_first:
@@ -278,6 +278,7 @@ def _interop(h, ejob_first):
     recs = h.records()
     check(sorted(r["rank"] for r in recs) == [0, 1, 2, 3], "ranks %s" % recs)
     check(all(r["ok"] and r["sum"] == 10.0 and r["world"] == 4 for r in recs), "all-reduce %s" % recs)
+    check(all(r["master_addr"] == "127.0.0.1" for r in recs), "--local_addr published %s" % recs)
     check(h.etcd.state("mix")["status"] == "closed", "closed")
 
 
@@ -286,7 +287,7 @@ def interop_restart(h):
     fails in its next collective, both agents re-rendezvous (the ejob-agent keeps its
     keep-alive until the torchrun agent has re-entered) and round 2 all-reduces again."""
     h.start_etcd()
-    args = rdzv(h, "mixr", "2", "--max_restarts=2") + \
+    args = ["--local_addr=127.0.0.1"] + rdzv(h, "mixr", "2", "--max_restarts=2") + \
         [os.path.join(HERE, "gloo_allreduce.py"), "--out", h.out, "--expect-world", "2",
          "--crash-once", os.path.join(h.root, "crashed")]
     h.ejob("ejob0", args)

@@ -35,7 +35,8 @@ def main():
     dist.barrier()
     rec = {"rank": rank, "world": world, "sum": t.item(), "ok": ok,
            "group_rank": int(os.environ["GROUP_RANK"]), "agent": os.environ.get("AGENT_TAG"),
-           "restart_count": int(os.environ["TORCHELASTIC_RESTART_COUNT"])}
+           "restart_count": int(os.environ["TORCHELASTIC_RESTART_COUNT"]),
+           "master_addr": os.environ["MASTER_ADDR"]}
     if a.out:
         with open(os.path.join(a.out, "r%d.json" % rank), "w") as f:
             json.dump(rec, f)
