@@ -102,6 +102,39 @@ void echo(int fd) {
     if (::send(fd, buf, static_cast<std::size_t>(n), MSG_NOSIGNAL) != n) return;
 }
 
+/// An HTTP CONNECT proxy (proxy-url): reads the CONNECT request, records its target, connects
+/// to it and relays bytes both ways until either side closes.
+void connect_proxy(int fd, std::vector<std::string>& seen, std::mutex& m) {
+  std::string head;
+  char c;
+  while (head.find("\r\n\r\n") == std::string::npos && ::recv(fd, &c, 1, 0) == 1) head += c;
+  const std::string target = head.substr(8, head.find(' ', 8) - 8);  // "CONNECT host:port ..."
+  {
+    std::lock_guard lock(m);
+    seen.push_back(head.substr(0, head.find("\r\n")));
+  }
+  const int up = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+  sockaddr_in addr{};
+  addr.sin_family = AF_INET;
+  addr.sin_port = htons(static_cast<std::uint16_t>(std::stoi(target.substr(target.find(':') + 1))));
+  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  if (::connect(up, reinterpret_cast<sockaddr*>(&addr), sizeof addr) != 0) {
+    ::close(up);
+    return;
+  }
+  const std::string ok = "HTTP/1.1 200 Connection established\r\n\r\n";
+  ::send(fd, ok.data(), ok.size(), MSG_NOSIGNAL);
+  char buf[65536];
+  pollfd fds[2] = {{fd, POLLIN, 0}, {up, POLLIN, 0}};
+  while (::poll(fds, 2, -1) > 0) {
+    const int from = fds[0].revents ? fd : up;
+    const ssize_t n = ::recv(from, buf, sizeof buf, 0);
+    if (n <= 0 || ::send(from == fd ? up : fd, buf, static_cast<std::size_t>(n), MSG_NOSIGNAL) != n)
+      break;
+  }
+  ::close(up);
+}
+
 /// A pod whose port 8080 is `target` on 127.0.0.1 (0: nothing listens on 8080).
 json pod(const std::string& name, int target) {
   json p = {{"apiVersion", "v1"},
@@ -372,4 +405,26 @@ TEST_CASE("port-forward: exec plugin credentials, run again after a 401") {
   s->write("two");
   CHECK(read_stream(*s, 3) == "two");
   CHECK(t.credentials().plugin_runs() == 2);
+}
+
+TEST_CASE("port-forward: through the kubeconfig's proxy-url (HTTP CONNECT)") {
+  TestServer server;
+  TcpServer target(echo);
+  std::vector<std::string> seen;
+  std::mutex m;
+  TcpServer proxy([&](int fd) { connect_proxy(fd, seen, m); });
+  RestConfig cfg = server.config("admin-token");
+  {
+    Transport t(cfg, {});
+    Client(t).create(pod("etcd-0", target.port()));
+  }
+  cfg.proxy_url = "http://127.0.0.1:" + std::to_string(proxy.port());
+  Transport t(cfg, {});
+  auto s = PortForwardStream::open(t, "default", "etcd-0", 8080);
+  s->write("via proxy");
+  CHECK(read_stream(*s, 9) == "via proxy");
+  s->close();
+  std::lock_guard lock(m);
+  CHECK(seen == std::vector<std::string>{"CONNECT 127.0.0.1:" + std::to_string(server.port()) +
+                                         " HTTP/1.1"});
 }
