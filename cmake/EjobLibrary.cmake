@@ -1,6 +1,16 @@
 # ejob_add_library(NAME DEPS...): builds src/<area>/*.cpp (without *_test.cpp) into library NAME,
 # and, when tests are on, src/<area>/*_test.cpp into NAME_test registered with CTest.
 # Sources are globbed so areas can grow one file pair at a time.
+
+# Catch2's main, compiled once for every test executable (it is the slowest file to compile:
+# about as long as a whole area's tests).
+function(ejob_catch_main_target)
+  if(NOT TARGET ejob_catch_main)
+    add_library(ejob_catch_main OBJECT ${PROJECT_SOURCE_DIR}/tests/catch_main.cpp)
+    target_link_libraries(ejob_catch_main PUBLIC ejob_flags Catch2::Catch2)
+  endif()
+endfunction()
+
 function(ejob_add_library name)
   cmake_parse_arguments(ARG "" "" "DEPS;TEST_DEPS" ${ARGN})
   file(GLOB srcs CONFIGURE_DEPENDS ${CMAKE_CURRENT_SOURCE_DIR}/*.cpp)
@@ -9,8 +19,10 @@ function(ejob_add_library name)
   add_library(${name} STATIC ${srcs})
   target_link_libraries(${name} PUBLIC ejob_flags ${ARG_DEPS})
   if(EJOB_TESTS AND tests)
-    add_executable(${name}_test ${tests} ${PROJECT_SOURCE_DIR}/tests/catch_main.cpp)
-    target_link_libraries(${name}_test PRIVATE ${name} Catch2::Catch2 ${ARG_TEST_DEPS})
+    ejob_catch_main_target()
+    add_executable(${name}_test ${tests})
+    target_link_libraries(${name}_test PRIVATE ${name} ejob_catch_main Catch2::Catch2
+                                               ${ARG_TEST_DEPS})
     catch_discover_tests(${name}_test TEST_PREFIX "${name}: " PROPERTIES TIMEOUT 300
                          DISCOVERY_TIMEOUT 60)
   endif()
