@@ -277,10 +277,14 @@ void register_sprig_strings(FuncMap& map, const std::shared_ptr<const Env>& /*en
             return str(out);
           }));
   map.add("cat", fn_variadic({P::Any}, [=](const FuncArgs& a) {
+            // fmt.Sprintf("%v %v …", non-nil args...): a space between every two, even when
+            // one of them prints as nothing (`cat "" "x"` is " x")
             std::string out;
+            bool first = true;
             for (const Value& v : a.args) {
               if (v.is_nil()) continue;
-              if (!out.empty()) out += ' ';
+              if (!first) out += ' ';
+              first = false;
               out += format_v(v);
             }
             return str(out);

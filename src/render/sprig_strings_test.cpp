@@ -86,6 +86,7 @@ TEST_CASE("sprig: quote, squote, cat, join and sortAlpha skip nil and use %v") {
   CHECK(show("quote", {I(1), N(), S("a\n"), F(1.5), F(1e6)}) == "\"1\" \"a\\n\" \"1.5\" \"1e+06\"");
   CHECK(show("squote", {S("a"), I(2), N(), F(1.5)}) == "'a' '2' '1.5'");
   CHECK(show("cat", {S("a"), I(1), N(), S("b")}) == "a 1 b");
+  CHECK(show("cat", {S(""), S("x"), S("")}) == " x ");  // Sprintf("%v %v %v")
   CHECK(show("join", {S(","), L({I(1), S("a"), N()})}) == "1,a");
   CHECK(show("join", {S("-"), I(3)}) == "3");
   CHECK(show("join", {S("-"), N()}) == "");

@@ -7,7 +7,7 @@ words, special strings, nested maps and lists) and whose template defines a rand
 (text, trim markers, comments, variables, if/else if/else, range with break/continue, with,
 include, tpl, pipelines of functions called with random argument types) printed through
 `include "body" . | quote`, so that any output stays one valid YAML string. Some cases also
-carry random --set / --set-string arguments.
+carry random --set / --set-string arguments, and some a values.schema.json with one keyword.
 
 Usage:
     fuzz.py --ejob BIN --reference BIN --seed 1 --count 200       fixed batch (CTest)
@@ -16,6 +16,7 @@ Usage:
 Exit status 1 when any case diverged.
 """
 import argparse
+import json
 import concurrent.futures
 import os
 import random
@@ -317,6 +318,37 @@ class Gen:
             parts.append(f"{key}={val}")
         return ",".join(parts)
 
+    def schema(self):
+        """A values.schema.json constraining one top-level key, so that at most one path fails
+        (gojsonschema walks sibling properties in Go's random map order)."""
+        r = self.r
+        kw = r.choice(["type", "enum", "minimum", "maximum", "exclusiveMinimum", "multipleOf",
+                       "minLength", "maxLength", "pattern", "minItems", "maxItems", "required",
+                       "const", "anyOf", "not", "uniqueItems"])
+        arg = {
+            "type": lambda: r.choice(["string", "integer", "number", "boolean", "array", "object",
+                                      "null", ["string", "null"], ["integer", "object"]]),
+            "enum": lambda: r.sample([1, 1.5, "x", "yes", None, True, [1], {"a": 1}, 0], 3),
+            "minimum": lambda: r.choice([0, 1, 1.5, 1000000, -3]),
+            "maximum": lambda: r.choice([0, 1, 1.5, 1000000, -3]),
+            "exclusiveMinimum": lambda: r.choice([0, 1, 42]),
+            "multipleOf": lambda: r.choice([2, 0.5, 0.1, 3]),
+            "minLength": lambda: r.choice([0, 2, 5]),
+            "maxLength": lambda: r.choice([0, 2, 5]),
+            "pattern": lambda: r.choice(["^[a-z]+$", "[0-9]", "^x", "e$"]),
+            "minItems": lambda: r.choice([1, 2]),
+            "maxItems": lambda: r.choice([0, 1]),
+            "required": lambda: r.sample(KEYS, 2),
+            "const": lambda: r.choice([1, "x", None, [1, 2]]),
+            "anyOf": lambda: [{"type": "string"}, {"type": "integer", "minimum": 3}],
+            "not": lambda: {"type": r.choice(["string", "object", "number"])},
+            "uniqueItems": lambda: True,
+        }[kw]()
+        sub = {kw: arg}
+        if kw == "required" and r.random() < 0.5:
+            return json.dumps(sub)
+        return json.dumps({"properties": {r.choice(KEYS): sub}})
+
     def case(self):
         values = self.values()
         body = self.stmts(self.r.randint(2, 5))
@@ -328,6 +360,8 @@ class Gen:
                 args += [self.r.choice(["--set", "--set", "--set-string"]), self.set_arg()]
         files = [("args", "".join(a + "\n" for a in args)), ("Chart.yaml", CHART),
                  ("values.yaml", values), ("templates/fuzz.yaml", tpl)]
+        if self.r.random() < 0.15:
+            files.append(("values.schema.json", self.schema()))
         return files
 
 
