@@ -7,6 +7,7 @@
 #include <openssl/rand.h>
 #include <poll.h>
 
+#include <cstring>
 #include <optional>
 
 #include "ejob/kubeapi/websocket_impl.hpp"
@@ -44,6 +45,23 @@ int poll_wait(std::optional<Clock::time_point> deadline) {
 std::optional<Clock::time_point> deadline_after(std::chrono::milliseconds timeout) {
   if (timeout.count() < 0) return std::nullopt;
   return Clock::now() + timeout;
+}
+
+/// XORs `n` bytes with the repeated 4-byte mask, eight bytes at a time (a doubled key covers a
+/// word because the mask repeats every four bytes).
+void mask_in_place(char* p, std::size_t n, const std::uint8_t (&mask)[4]) {
+  std::uint8_t doubled[8];
+  for (int k = 0; k < 8; ++k) doubled[k] = mask[k % 4];
+  std::uint64_t key8;
+  std::memcpy(&key8, doubled, 8);
+  std::size_t i = 0;
+  for (; i + 8 <= n; i += 8) {
+    std::uint64_t word;
+    std::memcpy(&word, p + i, 8);
+    word ^= key8;
+    std::memcpy(p + i, &word, 8);
+  }
+  for (; i < n; ++i) p[i] = static_cast<char>(p[i] ^ mask[i % 4]);
 }
 
 }  // namespace
@@ -92,8 +110,7 @@ std::string websocket_frame(std::uint8_t opcode, std::string_view payload,
   out.append(reinterpret_cast<const char*>(mask), 4);
   const std::size_t start = out.size();
   out.append(payload);
-  for (std::size_t i = 0; i < n; ++i)
-    out[start + i] = static_cast<char>(out[start + i] ^ mask[i % 4]);
+  mask_in_place(out.data() + start, n, mask);
   return out;
 }
 
@@ -150,9 +167,9 @@ void WebSocket::Impl::send_frame(std::uint8_t opcode, std::string_view payload) 
 
 namespace {
 
-/// Parses one complete frame from the front of `in` (and removes it); nullopt when more bytes
-/// are needed. `error` is set for a frame no server may send.
-std::optional<Frame> parse_frame(std::string& in, std::string& error) {
+/// Parses one complete frame from the front of `in` and adds its size to `used`; nullopt
+/// when more bytes are needed. `error` is set for a frame no server may send.
+std::optional<Frame> parse_frame(std::string_view in, std::size_t& used, std::string& error) {
   if (in.size() < 2) return std::nullopt;
   const auto byte = [&](std::size_t i) { return static_cast<std::uint8_t>(in[i]); };
   Frame f;
@@ -172,8 +189,8 @@ std::optional<Frame> parse_frame(std::string& in, std::string& error) {
   if (len > k_max_message) error = "a frame of " + std::to_string(len) + " bytes";
   if (!error.empty()) return std::nullopt;
   if (in.size() < pos + len) return std::nullopt;
-  f.payload = in.substr(pos, static_cast<std::size_t>(len));
-  in.erase(0, pos + static_cast<std::size_t>(len));
+  f.payload = std::string(in.substr(pos, static_cast<std::size_t>(len)));
+  used += pos + static_cast<std::size_t>(len);
   return f;
 }
 
@@ -247,9 +264,15 @@ bool WebSocket::Impl::on_data(std::uint8_t opcode, bool fin, std::string& payloa
 std::optional<Received> WebSocket::Impl::process(Message& out) {
   while (!peer_closed) {
     std::string error;
-    std::optional<Frame> f = parse_frame(in, error);
+    std::size_t used = 0;
+    std::optional<Frame> f = parse_frame(std::string_view(in).substr(in_pos), used, error);
     if (!error.empty()) fail(error);
-    if (!f) return std::nullopt;
+    in_pos += used;
+    if (!f) {
+      in.erase(0, in_pos);  // once per batch of frames, not once per frame
+      in_pos = 0;
+      return std::nullopt;
+    }
     if (f->opcode >= k_close) {
       on_control(f->opcode, f->fin, f->payload);
     } else if (on_data(f->opcode, f->fin, f->payload, out)) {

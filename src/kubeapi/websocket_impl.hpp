@@ -21,11 +21,12 @@ struct CurlEasyDeleter {
 using CurlEasyPtr = std::unique_ptr<CURL, CurlEasyDeleter>;
 
 struct WebSocket::Impl {
-  CurlEasyPtr easy;       ///< owns the connection; reset = connection dropped
-  int sock = -1;          ///< the connection's socket (CURLINFO_ACTIVESOCKET)
-  std::string server;     ///< the API server's URL, for messages
-  std::string protocol;   ///< the chosen subprotocol
-  std::string in;         ///< bytes received and not yet parsed
+  CurlEasyPtr easy;      ///< owns the connection; reset = connection dropped
+  int sock = -1;         ///< the connection's socket (CURLINFO_ACTIVESOCKET)
+  std::string server;    ///< the API server's URL, for messages
+  std::string protocol;  ///< the chosen subprotocol
+  std::string in;        ///< bytes received; those from in_pos on are not parsed yet
+  std::size_t in_pos = 0;
   std::string fragments;  ///< the message being reassembled
   MessageType fragment_type = MessageType::Binary;
   bool in_fragment = false;
