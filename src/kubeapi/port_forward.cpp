@@ -117,24 +117,24 @@ void PortForwardStream::write(std::string_view data) {
   }
 }
 
+void PortForwardStream::fail(const std::string& what) const {
+  throw Error(ErrorCode::Transport, "port-forward to pod " + m_pod + " port " +
+                                        std::to_string(m_port) + ": the server " + what);
+}
+
 bool PortForwardStream::take(Message& m, std::string& out) {
   if (m.data.empty()) return false;
   const char channel = m.data[0];
   std::string_view payload = std::string_view(m.data).substr(1);
-  const std::string where = "port-forward to pod " + m_pod + " port " + std::to_string(m_port);
   if (channel != k_data_channel && channel != k_error_channel)
-    throw Error(ErrorCode::Transport, where + ": the server used channel " +
-                                          std::to_string(static_cast<unsigned char>(channel)));
+    fail("used channel " + std::to_string(static_cast<unsigned char>(channel)));
   // The first message on each channel names the port, 2 bytes little endian.
   bool& port_seen = channel == k_data_channel ? m_data_port_seen : m_error_port_seen;
   if (!port_seen) {
-    if (payload.size() < 2)
-      throw Error(ErrorCode::Transport, where + ": the server sent no port number");
+    if (payload.size() < 2) fail("sent no port number");
     const int port =
         static_cast<unsigned char>(payload[0]) | (static_cast<unsigned char>(payload[1]) << 8);
-    if (port != m_port)
-      throw Error(ErrorCode::Transport,
-                  where + ": the server answered for port " + std::to_string(port));
+    if (port != m_port) fail("answered for port " + std::to_string(port));
     payload.remove_prefix(2);
     port_seen = true;
   }

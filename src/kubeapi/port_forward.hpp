@@ -65,6 +65,8 @@ class PortForwardStream {
   PortForwardStream(std::unique_ptr<WebSocket> ws, std::string pod, int port);
   /// Handles one message; true when it carried data.
   bool take(Message& m, std::string& out);
+  /// Throws the error for a server that broke the protocol (`what` it did).
+  [[noreturn]] void fail(const std::string& what) const;
 
   std::unique_ptr<WebSocket> m_ws;
   std::string m_pod;

@@ -428,3 +428,15 @@ TEST_CASE("port-forward: through the kubeconfig's proxy-url (HTTP CONNECT)") {
   CHECK(seen == std::vector<std::string>{"CONNECT 127.0.0.1:" + std::to_string(server.port()) +
                                          " HTTP/1.1"});
 }
+
+TEST_CASE("port-forward: a server that names another port in its prefixes is refused") {
+  Fixture f;
+  TcpServer target(echo);
+  json p = pod("etcd-0", target.port());
+  p["metadata"]["annotations"]["test.ejob.dev/announce-port"] = "9999";
+  f.client.create(p);
+  auto s = PortForwardStream::open(f.transport, "default", "etcd-0", 8080);
+  std::string out;
+  CHECK(error_of([&] { s->read(out, k_wait); }) ==
+        "4: port-forward to pod default/etcd-0 port 8080: the server answered for port 9999");
+}

@@ -11,7 +11,8 @@
 
 A pod is "listening" on port P when it carries the annotation test.ejob.dev/port-forward-P
 whose value is a port on 127.0.0.1 the test opened; the server connects there. Without the
-annotation nothing listens on P (connection refused, as in a real pod)."""
+annotation nothing listens on P (connection refused, as in a real pod). A pod annotated
+test.ejob.dev/announce-port: N names port N in its channel prefixes (a broken server)."""
 
 import socket
 import struct
@@ -21,6 +22,7 @@ from store import ApiError
 
 PROTOCOL = "v4.channel.k8s.io"
 ANNOTATION = "test.ejob.dev/port-forward-"
+ANNOUNCE = "test.ejob.dev/announce-port"  # a wrong port number in the channel prefixes (tests)
 
 
 def parse_ports(text):
@@ -62,8 +64,9 @@ def serve(h, pod):
     conn, _ = websocket.upgrade(h, [PROTOCOL, ""])
     sandbox = pod["metadata"]["uid"]
     targets = {}  # data channel -> socket
+    announced = (pod["metadata"].get("annotations") or {}).get(ANNOUNCE)
     for i, port in enumerate(ports):
-        prefix = struct.pack("<H", port)
+        prefix = struct.pack("<H", int(announced) if announced else port)
         conn.send(bytes([2 * i]) + prefix)
         conn.send(bytes([2 * i + 1]) + prefix)
         s = connect(pod, port)
