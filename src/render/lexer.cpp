@@ -292,8 +292,10 @@ class Lexer {
 
   State lex_space() {
     int spaces = 0;
-    while (is_space(peek())) {
-      next();
+    // Spaces are ASCII: step over bytes (next() and peek() per byte, less the rune decoding).
+    while (m_pos < m_in.size() && is_space(static_cast<unsigned char>(m_in[m_pos]))) {
+      if (m_in[m_pos] == '\n') ++m_line;
+      ++m_pos;
       ++spaces;
     }
     // Be careful about a trim-marked closing delimiter, which starts with a space.
@@ -321,15 +323,26 @@ class Lexer {
     return rest(m_pos).starts_with(k_right);
   }
 
-  State lex_identifier() {
-    char32_t r = 0;
-    while (true) {
-      r = next();
-      if (!is_alnum(r)) break;
+  /// Steps over letters, digits and '_' (Unicode letters and digits too), as a loop of next()
+  /// ending in backup() does, with ASCII handled byte by byte.
+  void skip_alnum() {
+    while (m_pos < m_in.size()) {
+      auto c = static_cast<unsigned char>(m_in[m_pos]);
+      if (c < 0x80) {
+        if (!is_alnum(c)) return;
+        ++m_pos;
+        continue;
+      }
+      go::Rune r = go::decode_rune(m_in.substr(m_pos));
+      if (!is_alnum(r.r)) return;
+      m_pos += static_cast<uint32_t>(r.width);
     }
-    backup();
+  }
+
+  State lex_identifier() {
+    skip_alnum();
     std::string_view word = m_in.substr(m_start, m_pos - m_start);
-    if (!at_terminator()) return errorf("bad character " + sharp_u(r));
+    if (!at_terminator()) return errorf("bad character " + sharp_u(peek()));
     Tok kw = keyword(word);
     if (kw != Tok::Error) {
       emit(kw);
@@ -375,15 +388,8 @@ class Lexer {
       emit(typ == Tok::Variable ? Tok::Variable : Tok::Dot);
       return State::InsideAction;
     }
-    char32_t r = 0;
-    while (true) {
-      r = next();
-      if (!is_alnum(r)) {
-        backup();
-        break;
-      }
-    }
-    if (!at_terminator()) return errorf("bad character " + sharp_u(r));
+    skip_alnum();
+    if (!at_terminator()) return errorf("bad character " + sharp_u(peek()));
     emit(typ);
     return State::InsideAction;
   }
