@@ -143,14 +143,21 @@ size_t prepare(Client& c, std::vector<Json>& objects, const std::string& submiss
   return *job;
 }
 
+/// Whether a create that failed with `e` may still have made the object: a broken connection
+/// or a 5xx may hide a success; a 4xx answer, missing credentials or bad input cannot.
+bool may_have_made(const Error& e) {
+  if (const auto* api = dynamic_cast<const ApiError*>(&e)) return api->http_status() >= 500;
+  return e.code() == ErrorCode::Transport;
+}
+
 /// create_once, noting what was created (or may have been) for the rollback.
 Sent create_noted(Client& c, const ResourceInfo& res, const Json& object,
                   const std::string& submission, const SubmitOptions& o, Created& created) {
   Sent s;
   try {
     s = create_once(c, res, object, submission, o);
-  } catch (const Error&) {
-    if (o.dry_run == DryRun::None) created.maybe(object);
+  } catch (const Error& e) {
+    if (o.dry_run == DryRun::None && may_have_made(e)) created.maybe(object);
     throw;
   }
   if (s.outcome == Outcome::Created && o.dry_run == DryRun::None) created.add(*s.object);

@@ -1,6 +1,9 @@
 #include "ejob/kubeapi/job_submit.hpp"
 
+#include <sys/stat.h>
+
 #include <catch2/catch.hpp>
+#include <fstream>
 #include <set>
 
 #include "ejob/kubeapi/api_error.hpp"
@@ -76,6 +79,32 @@ TEST_CASE("submit: without the CRD the error names ejob install-crds; nothing is
             "GET /apis/elastic.pytorch.org/v1alpha1 404",
             "POST /apis/elastic.pytorch.org/v1alpha1/namespaces/elastic-job/elasticjobs 404"});
   for (const auto& o : server.objects()) CHECK(o.value("kind", "") == "Namespace");
+}
+
+TEST_CASE("submit: a failing exec plugin runs once for the concurrent first requests") {
+  TestServer server;
+  const std::string plugin = server.dir() + "/slow-fail.sh";
+  // Slow enough that the CRD check and the ElasticJob's create both wait for this one run.
+  {
+    std::ofstream(plugin) << "#!/bin/sh\n"
+                             "n=$(cat \"$0.count\" 2>/dev/null || echo 0); echo $((n+1)) > "
+                             "\"$0.count\"\nsleep 1\necho 'login required' >&2\nexit 3\n";
+  }
+  chmod(plugin.c_str(), 0755);
+  RestConfig cfg = server.config("admin-token");
+  cfg.token.clear();
+  cfg.exec = ExecConfig{"client.authentication.k8s.io/v1", plugin, {}, {}, "Never", false};
+  Transport t(cfg, fast());
+  Client c(t);
+  CHECK(error_of([&] {
+          submit_job(
+              c, [] { return ejob::testing::job_objects("bert-x1"); }, options());
+        }) == "6: exec plugin \"" + plugin + "\" failed with exit status 3");
+  std::ifstream count(plugin + ".count");
+  int runs = 0;
+  count >> runs;
+  CHECK(runs == 1);  // no second run for the other request, none for a rollback
+  CHECK(server.requests().empty());
 }
 
 TEST_CASE("submit: creates the job, then its owned objects, in objects + 1 requests") {

@@ -4,6 +4,7 @@
 
 #include <atomic>
 #include <exception>
+#include <future>
 #include <mutex>
 #include <random>
 #include <thread>
@@ -172,12 +173,57 @@ struct Transport::Impl {
   SlistPtr connect_list;  ///< built once; read by every attempt
 
   std::once_flag ready_flag;
+  std::mutex auth_mutex;
+  std::shared_future<AuthMaterial> auth_in_flight;  ///< credentials being fetched right now
+  std::thread loader;                               ///< loads libcurl meanwhile (see below)
 
-  // No curl call here: libcurl is loaded (lean executables dlopen it, ~30 libraries) by the
-  // first request, so a command can open a session and start its first request on another
-  // thread while it does other work (submit renders meanwhile).
+  // No curl call on this thread: libcurl (the lean executable dlopens it with its ~30
+  // libraries, tens of milliseconds) is loaded by a thread of its own from here, so that the
+  // caller goes on meanwhile — submit renders, an exec credential plugin runs. The first
+  // request waits for it (and reports its error, as ready() retries).
   Impl(RestConfig c, TransportOptions o, Terminal t)
-      : cfg(std::move(c)), opts(std::move(o)), creds(cfg, t), base_url(cfg.server) {}
+      : cfg(std::move(c)), opts(std::move(o)), creds(cfg, t), base_url(cfg.server) {
+    loader = std::thread([this] {
+      try {
+        ready();
+      } catch (const std::exception&) {
+      }
+    });
+  }
+
+  ~Impl() { loader.join(); }
+  Impl(const Impl&) = delete;
+  Impl& operator=(const Impl&) = delete;
+
+  /// The credentials for a request. Concurrent requests share one fetch and its outcome, so
+  /// an exec plugin is not run twice at once (nor a failing one once per waiting request).
+  AuthMaterial auth() {
+    std::promise<AuthMaterial> mine;
+    std::shared_future<AuthMaterial> theirs;
+    {
+      std::lock_guard lock(auth_mutex);
+      if (auth_in_flight.valid())
+        theirs = auth_in_flight;
+      else
+        auth_in_flight = mine.get_future().share();
+    }
+    if (theirs.valid()) return theirs.get();
+    try {
+      AuthMaterial a = creds.current();
+      done_auth();
+      mine.set_value(a);
+      return a;
+    } catch (...) {
+      done_auth();
+      mine.set_exception(std::current_exception());
+      throw;
+    }
+  }
+
+  void done_auth() {
+    std::lock_guard lock(auth_mutex);
+    auth_in_flight = {};
+  }
 
   /// Loads libcurl and makes the share handle, once; a failure is retried by the next call.
   void ready() {
@@ -280,7 +326,7 @@ struct Transport::Impl {
   }
 
   Attempt perform(const Request& req, const Sink* sink) {
-    const AuthMaterial auth = creds.current();
+    const AuthMaterial auth = this->auth();
     EasyPtr h = take();
     Attempt a;
     CallbackState st{h.get(), &a, sink};
