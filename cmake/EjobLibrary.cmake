@@ -11,6 +11,11 @@ function(ejob_catch_main_target)
   endif()
 endfunction()
 
+# Catch2's header parsed once per test executable, not once per test file (~1.2 s each).
+function(ejob_test_pch target)
+  target_precompile_headers(${target} PRIVATE <catch2/catch.hpp>)
+endfunction()
+
 function(ejob_add_library name)
   cmake_parse_arguments(ARG "" "" "DEPS;TEST_DEPS" ${ARGN})
   file(GLOB srcs CONFIGURE_DEPENDS ${CMAKE_CURRENT_SOURCE_DIR}/*.cpp)
@@ -23,6 +28,7 @@ function(ejob_add_library name)
     add_executable(${name}_test ${tests})
     target_link_libraries(${name}_test PRIVATE ${name} ejob_catch_main Catch2::Catch2
                                                ${ARG_TEST_DEPS})
+    ejob_test_pch(${name}_test)
     catch_discover_tests(${name}_test TEST_PREFIX "${name}: " PROPERTIES TIMEOUT 300
                          DISCOVERY_TIMEOUT 60)
   endif()
