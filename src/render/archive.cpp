@@ -254,15 +254,16 @@ std::vector<TarEntry> read_entries(const Inflated& inflated) {
   std::vector<TarEntry> out;
   std::string long_name;
   std::string pax_path;
-  std::optional<int64_t> pax_size;
+  int64_t pax_size = -1;  // -1: no pax size record (an optional trips g++ 12 -O3's
+                          // maybe-uninitialized check)
   while (true) {
     TarEntry e;
     Format format = Format::V7;
     if (!read_header(in, e, format)) return out;
     size_t body = header_only(e.type) ? 0 : static_cast<size_t>(e.size);
     if (e.type == 'x' || e.type == 'g' || e.type == 'L' || e.type == 'K') body = e.size;
-    if (e.type != 'x' && e.type != 'g' && e.type != 'L' && e.type != 'K' && pax_size)
-      body = header_only(e.type) ? 0 : static_cast<size_t>(*pax_size);
+    if (e.type != 'x' && e.type != 'g' && e.type != 'L' && e.type != 'K' && pax_size >= 0)
+      body = header_only(e.type) ? 0 : static_cast<size_t>(pax_size);
     auto data = in.read_full(body);
     if (!data && body > 0) fail(k_unexpected_eof);
     std::string contents(data ? *data : std::string_view());
@@ -274,7 +275,7 @@ std::vector<TarEntry> read_entries(const Inflated& inflated) {
       apply_pax(contents, path, size);
       if (e.type == 'x') {
         pax_path = path;
-        pax_size = size;
+        pax_size = size.value_or(-1);
         if (!more) return out;
         continue;
       }
@@ -286,12 +287,12 @@ std::vector<TarEntry> read_entries(const Inflated& inflated) {
     } else {
       if (!long_name.empty()) e.name = long_name;
       if (!pax_path.empty()) e.name = pax_path;
-      if (pax_size) e.size = *pax_size;
+      if (pax_size >= 0) e.size = pax_size;
       if (e.type == '\0') e.type = e.name.ends_with('/') ? '5' : '0';
       e.data = std::move(contents);
       long_name.clear();
       pax_path.clear();
-      pax_size.reset();
+      pax_size = -1;
     }
     out.push_back(std::move(e));
     if (!more) return out;
