@@ -86,9 +86,14 @@ ejob_lean_choice(ejob::zlib ZLIB::ZLIB ejob_static_zlib)
 
 # The libm functions ejob calls (`nm -D --undefined-only ejob` against libm.so.6's exports:
 # fmod and remainder from src/render, fegetround and fesetround from libstdc++'s to_chars and
-# from_chars). -u takes their objects from libm.a wherever it sits on the link line (libstdc++.a
-# comes last); a libm function not listed here brings libm.so.6 back (test ejob_lean_libs).
-set(EJOB_LEAN_LIBM_SYMBOLS -Wl,-u,fmod,-u,remainder,-u,fegetround,-u,fesetround)
+# from_chars). -u marks them undefined and libm.a is scanned right after, as a link option,
+# i.e. before any object file: at that point these four are the only undefined symbols, so only
+# their members are taken. Anything else (floor/ceil where the compiler does not inline them,
+# as in Debug builds) resolves later from the shared libm, never from libm.a, whose IFUNC'd
+# members (floor, ceil, exp, ...) cannot link into a dynamic executable (_dl_x86_cpu_features).
+# Optimized builds need nothing else from libm, which test lean-libs/<target> checks.
+set(EJOB_LEAN_LIBM_SYMBOLS -Wl,-u,fmod,-u,remainder,-u,fegetround,-u,fesetround
+                           "-Wl,--push-state,-Bstatic,-lm,--pop-state")
 
 # ejob_link_lean(TARGET): TARGET links the lean way (see the top of this file).
 # Sanitizer builds link the ordinary way (the sanitizers bring their own operator new and
@@ -102,13 +107,14 @@ function(ejob_link_lean target)
                                    ${PROJECT_SOURCE_DIR}/src/util/lean/small_alloc.cpp)
   target_link_options(${target} PRIVATE -no-pie -static-libstdc++ -static-libgcc -Wl,-O1
                       -Wl,--as-needed ${EJOB_LEAN_LIBM_SYMBOLS})
-  target_link_libraries(${target} PRIVATE "-Wl,--push-state,-Bstatic,-lm,--pop-state")
+  target_link_libraries(${target} PRIVATE m)
   if(EJOB_TESTS)
     # Every shared library costs each start ~0.5 ms of CPU here (libm.so.6 did): a lean
-    # executable needs libc alone.
+    # executable needs libc alone (unoptimized builds call floor/ceil from libm.so too).
     add_test(NAME lean-libs/${target}
              COMMAND sh -c "readelf -d \"$1\" | grep NEEDED | grep -v -e 'libc[.]so' -e ld-linux \
-                            && exit 1 || exit 0" lean-libs $<TARGET_FILE:${target}>)
+                            $<$<CONFIG:Debug>:-e libm[.]so> && exit 1 || exit 0"
+                     lean-libs $<TARGET_FILE:${target}>)
     set_tests_properties(lean-libs/${target} PROPERTIES LABELS lean)
   endif()
 endfunction()
