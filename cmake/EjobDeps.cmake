@@ -9,10 +9,6 @@ find_package(nlohmann_json CONFIG REQUIRED)    # nlohmann-json3-dev
 find_package(fmt CONFIG REQUIRED)              # libfmt-dev
 find_package(ZLIB REQUIRED)                    # zlib1g-dev (packaged .tgz subcharts)
 pkg_check_modules(RE2 REQUIRED IMPORTED_TARGET re2)   # libre2-dev
-# valijson is header-only (libvalijson-dev)
-find_path(VALIJSON_INCLUDE_DIR valijson/validator.hpp REQUIRED)
-add_library(valijson INTERFACE)
-target_include_directories(valijson SYSTEM INTERFACE ${VALIJSON_INCLUDE_DIR})
 # toml++ is header-only (libtomlplusplus-dev)
 find_path(TOMLPP_INCLUDE_DIR toml++/toml.h REQUIRED)
 add_library(tomlplusplus INTERFACE)

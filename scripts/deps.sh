@@ -7,7 +7,7 @@ set -euo pipefail
 
 build_pkgs=(g++ cmake ninja-build pkg-config make git ca-certificates
   libcli11-dev libyaml-cpp-dev libcurl4-openssl-dev libssl-dev nlohmann-json3-dev
-  libre2-dev libvalijson-dev libfmt-dev libtomlplusplus-dev zlib1g-dev)
+  libre2-dev libfmt-dev libtomlplusplus-dev zlib1g-dev)
 test_pkgs=(catch2 clang-format python3 python3-yaml openssl curl procps iproute2
   libcpp-httplib-dev libbenchmark-dev
   golang-go golang-github-masterminds-sprig-dev golang-k8s-sigs-yaml-dev
