@@ -20,13 +20,20 @@ std::string dump(const Value& v) {
     case GoType::String: return go_quote(v.as_string());
     case GoType::ListAny: {
       std::string out = "[";
-      for (const Value& item : v.as_list()) out += (out.size() > 1 ? "," : "") + dump(item);
+      for (const Value& item : v.as_list()) {
+        if (out.size() > 1) out += ',';
+        out += dump(item);
+      }
       return out + "]";
     }
     case GoType::MapAny: {
       std::string out = "{";
-      for (const auto& [k, item] : v.as_map())
-        out += (out.size() > 1 ? "," : "") + k + ":" + dump(item);
+      for (const auto& [k, item] : v.as_map()) {
+        if (out.size() > 1) out += ',';
+        out += k;
+        out += ':';
+        out += dump(item);
+      }
       return out + "}";
     }
     default: return "?" + v.type_name();
