@@ -10,6 +10,7 @@
 #include <thread>
 #include <vector>
 
+#include "ejob/kubeapi/tls_material.hpp"
 #include "ejob/util/error.hpp"
 
 namespace ejob::kubeapi {
@@ -65,6 +66,7 @@ struct Attempt {
   bool delivered = false;     ///< bytes reached the sink
   bool stopped = false;       ///< the sink asked to stop
   std::exception_ptr thrown;  ///< what the sink threw (never let through curl's C frames)
+  std::string tls_error;      ///< why the TLS material could not be installed
 };
 
 /// State the curl callbacks of one attempt share.
@@ -72,7 +74,17 @@ struct CallbackState {
   CURL* handle;
   Attempt* attempt;
   const Sink* sink;
+  TlsMaterial* tls;
+  const AuthMaterial* auth;
 };
+
+/// CURLOPT_SSL_CTX_FUNCTION: the CAs and client pair parsed once go into curl's new SSL_CTX.
+CURLcode on_ssl_ctx(CURL*, void* ssl_ctx, void* user) {
+  auto* st = static_cast<CallbackState*>(user);
+  st->attempt->tls_error =
+      st->tls->install(ssl_ctx, st->auth->client_cert_pem, st->auth->client_key_pem);
+  return st->attempt->tls_error.empty() ? CURLE_OK : CURLE_SSL_CERTPROBLEM;
+}
 
 size_t on_header(char* data, size_t size, size_t n, void* user) {
   auto* st = static_cast<CallbackState*>(user);
@@ -164,7 +176,11 @@ struct Transport::Impl {
   // The share handle (connection cache, TLS sessions, DNS) outlives the easy handles that use
   // it: members are destroyed in reverse order.
   ShareLocks share_locks;
-  SharePtr share;
+  std::mutex share_mutex;
+  std::vector<SharePtr> shares;  ///< the current one last (see share_for)
+  bool share_used = false;
+  std::string share_identity;  ///< the client certificate the current share's connections show
+  std::unique_ptr<TlsMaterial> tls;  ///< nullptr: curl parses the PEM blobs itself
   std::mutex pool_mutex;
   std::vector<EasyPtr> pool;
   std::mutex rng_mutex;
@@ -229,16 +245,34 @@ struct Transport::Impl {
   void ready() {
     std::call_once(ready_flag, [this] {
       ensure_global();
-      share.reset(curl_share_init());
-      if (!share) throw Error(ErrorCode::Internal, "curl_share_init failed");
-      curl_share_setopt(share.get(), CURLSHOPT_LOCKFUNC, share_lock);
-      curl_share_setopt(share.get(), CURLSHOPT_UNLOCKFUNC, share_unlock);
-      curl_share_setopt(share.get(), CURLSHOPT_USERDATA, &share_locks);
-      for (curl_lock_data d :
-           {CURL_LOCK_DATA_CONNECT, CURL_LOCK_DATA_SSL_SESSION, CURL_LOCK_DATA_DNS})
-        curl_share_setopt(share.get(), CURLSHOPT_SHARE, d);
+      shares.push_back(new_share());
       if (!cfg.tls_server_name.empty()) route_by_server_name();
+      tls = TlsMaterial::load(cfg.ca_pem);  // on the loader thread, before any connection
     });
+  }
+
+  SharePtr new_share() {
+    SharePtr share(curl_share_init());
+    if (!share) throw Error(ErrorCode::Internal, "curl_share_init failed");
+    curl_share_setopt(share.get(), CURLSHOPT_LOCKFUNC, share_lock);
+    curl_share_setopt(share.get(), CURLSHOPT_UNLOCKFUNC, share_unlock);
+    curl_share_setopt(share.get(), CURLSHOPT_USERDATA, &share_locks);
+    for (curl_lock_data d :
+         {CURL_LOCK_DATA_CONNECT, CURL_LOCK_DATA_SSL_SESSION, CURL_LOCK_DATA_DNS})
+      curl_share_setopt(share.get(), CURLSHOPT_SHARE, d);
+    return share;
+  }
+
+  /// The share (connections, TLS sessions) for a request. curl tells connections apart by the
+  /// client certificate blob it was given; with the client pair installed by on_ssl_ctx it
+  /// cannot, so a new client certificate (a refreshed exec credential) gets a new share and
+  /// never a connection that shows the old one.
+  CURLSH* share_for(const AuthMaterial& auth) {
+    std::lock_guard lock(share_mutex);
+    if (tls && share_used && auth.client_cert_pem != share_identity) shares.push_back(new_share());
+    share_used = true;
+    share_identity = auth.client_cert_pem;
+    return shares.back().get();
   }
 
   /// tls-server-name: SNI and certificate check use that name while the connection goes to the
@@ -285,18 +319,23 @@ struct Transport::Impl {
     curl_easy_reset(h);  // keeps the connection cache
     curl_easy_setopt(h, CURLOPT_URL, (base_url + req.target).c_str());
     curl_easy_setopt(h, CURLOPT_NOSIGNAL, 1L);
-    curl_easy_setopt(h, CURLOPT_SHARE, share.get());
+    curl_easy_setopt(h, CURLOPT_SHARE, share_for(auth));
     curl_easy_setopt(h, CURLOPT_HTTP_VERSION, static_cast<long>(CURL_HTTP_VERSION_2TLS));
     curl_easy_setopt(h, CURLOPT_TCP_KEEPALIVE, 1L);
     curl_easy_setopt(h, CURLOPT_CONNECTTIMEOUT_MS, static_cast<long>(opts.connect_timeout.count()));
     if (!streaming)
       curl_easy_setopt(h, CURLOPT_TIMEOUT_MS, static_cast<long>(opts.request_timeout.count()));
-    if (!cfg.ca_pem.empty()) set_blob(h, CURLOPT_CAINFO_BLOB, cfg.ca_pem);
+    if (tls && tls->has_ca()) {  // on_ssl_ctx installs them: curl loads no CA file
+      curl_easy_setopt(h, CURLOPT_CAINFO, nullptr);
+      curl_easy_setopt(h, CURLOPT_CAPATH, nullptr);
+    } else if (!cfg.ca_pem.empty()) {
+      set_blob(h, CURLOPT_CAINFO_BLOB, cfg.ca_pem);
+    }
     if (cfg.insecure) {
       curl_easy_setopt(h, CURLOPT_SSL_VERIFYPEER, 0L);
       curl_easy_setopt(h, CURLOPT_SSL_VERIFYHOST, 0L);
     }
-    if (!auth.client_cert_pem.empty()) {
+    if (!auth.client_cert_pem.empty() && !tls) {
       set_blob(h, CURLOPT_SSLCERT_BLOB, auth.client_cert_pem);
       curl_easy_setopt(h, CURLOPT_SSLCERTTYPE, "PEM");
       set_blob(h, CURLOPT_SSLKEY_BLOB, auth.client_key_pem);
@@ -329,7 +368,7 @@ struct Transport::Impl {
     const AuthMaterial auth = this->auth();
     EasyPtr h = take();
     Attempt a;
-    CallbackState st{h.get(), &a, sink};
+    CallbackState st{h.get(), &a, sink, tls.get(), &auth};
     char errbuf[CURL_ERROR_SIZE] = {0};
     configure(h.get(), req, auth, sink != nullptr);
     SlistPtr hdrs = headers(req, auth);
@@ -339,13 +378,20 @@ struct Transport::Impl {
     curl_easy_setopt(h.get(), CURLOPT_HEADERDATA, &st);
     curl_easy_setopt(h.get(), CURLOPT_WRITEFUNCTION, on_body);
     curl_easy_setopt(h.get(), CURLOPT_WRITEDATA, &st);
+    if (tls) {
+      curl_easy_setopt(h.get(), CURLOPT_SSL_CTX_FUNCTION, on_ssl_ctx);
+      curl_easy_setopt(h.get(), CURLOPT_SSL_CTX_DATA, &st);
+    }
     const auto start = Clock::now();
     ++sent;
     a.curl = curl_easy_perform(h.get());
     curl_easy_getinfo(h.get(), CURLINFO_RESPONSE_CODE, &a.status);
     curl_easy_getinfo(h.get(), CURLINFO_HTTP_VERSION, &a.http_version);
     if (a.curl == CURLE_WRITE_ERROR && a.stopped) a.curl = CURLE_OK;
-    if (a.curl != CURLE_OK) a.curl_error = errbuf[0] ? errbuf : curl_easy_strerror(a.curl);
+    if (a.curl != CURLE_OK)
+      a.curl_error = !a.tls_error.empty() ? a.tls_error
+                     : errbuf[0]          ? errbuf
+                                          : curl_easy_strerror(a.curl);
     curl_easy_setopt(h.get(), CURLOPT_ERRORBUFFER, nullptr);
     debug_line(req, a, start);
     give_back(std::move(h));
@@ -379,10 +425,13 @@ struct Transport::Impl {
 
   [[noreturn]] void throw_transport(const Request& req, const Attempt& a) {
     const std::string where = std::string(method_name(req.method)) + " " + cfg.server + req.target;
-    if (is_tls_failure(a.curl))
+    if (is_tls_failure(a.curl)) {
+      const char* check = a.curl == CURLE_SSL_CERTPROBLEM
+                              ? "the client certificate and key of the credentials"
+                              : "certificate-authority in the kubeconfig";
       throw Error(ErrorCode::Transport, "TLS handshake with " + cfg.server +
-                                            " failed: " + a.curl_error +
-                                            " (check certificate-authority in the kubeconfig)");
+                                            " failed: " + a.curl_error + " (check " + check + ")");
+    }
     throw Error(ErrorCode::Transport, where + ": " + a.curl_error);
   }
 

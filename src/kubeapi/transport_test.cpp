@@ -266,6 +266,51 @@ TEST_CASE("transport: connections are reused") {
   for (const auto& r : seen) CHECK(r["peer"] == seen[0]["peer"]);
 }
 
+TEST_CASE("transport: a new client certificate from the exec plugin gets a new connection") {
+  TestServer server;
+  const std::string plugin = server.dir() + "/plugin.sh";
+  // Run 1 prints the viewer's certificate, later runs the admin's; each credential has expired
+  // already, so every request runs the plugin again.
+  write_file(plugin,
+             "#!/bin/sh\n"
+             "n=$(cat \"$0.count\" 2>/dev/null || echo 0); n=$((n+1)); echo $n > \"$0.count\"\n"
+             "who=admin; [ $n = 1 ] && who=viewer\n"
+             "python3 -c 'import json,sys; d=sys.argv[1]; print(json.dumps({\"apiVersion\": "
+             "\"client.authentication.k8s.io/v1beta1\", \"kind\": \"ExecCredential\", "
+             "\"status\": {\"clientCertificateData\": open(d + \".crt\").read(), "
+             "\"clientKeyData\": open(d + \".key\").read(), \"expirationTimestamp\": "
+             "\"2000-01-01T00:00:00Z\"}}))' \"$(dirname \"$0\")/$who\"\n");
+  chmod(plugin.c_str(), 0755);
+  RestConfig cfg = server.config("admin-token");
+  cfg.token.clear();
+  cfg.exec = ExecConfig{"client.authentication.k8s.io/v1beta1", plugin, {}, {}, "Never", true};
+  Transport t(cfg, {});
+  const std::string ns =
+      R"({"apiVersion":"v1","kind":"Namespace","metadata":{"name":"cert-change"}})";
+  const Request create{Method::Post, "/api/v1/namespaces", ns, "application/json"};
+  CHECK(t.send(create).status == 403);  // the viewer may not
+  CHECK(t.send(create).status == 201);  // the admin's certificate, on a connection of its own
+  CHECK(t.credentials().plugin_runs() == 2);
+  auto seen = server.requests();
+  REQUIRE(seen.size() == 2);
+  CHECK(seen[0]["peer"] != seen[1]["peer"]);
+}
+
+TEST_CASE("transport: a client key that does not match the certificate is reported") {
+  TestServer server;
+  RestConfig cfg = server.config("admin-cert");
+  cfg.client_key_pem = slurp(server.dir() + "/viewer.key");
+  CHECK(error_of([&] { list_namespaces(cfg); }) ==
+        "4: TLS handshake with " + server.url() +
+            " failed: cannot use the client key: error:05800074:x509 certificate routines::key "
+            "values mismatch (check the client certificate and key of the credentials)");
+  cfg.client_key_pem = "not a key";
+  CHECK(error_of([&] { list_namespaces(cfg); }) ==
+        "4: TLS handshake with " + server.url() +
+            " failed: cannot read the client key: error:1E08010C:DECODER routines::unsupported "
+            "(check the client certificate and key of the credentials)");
+}
+
 namespace {
 
 constexpr const char* k_nghttpd = "/usr/sbin/nghttpd";

@@ -43,7 +43,8 @@ namespace {
   X(curl_url_set)              \
   X(curl_share_init)           \
   X(curl_share_cleanup)        \
-  X(curl_share_setopt)
+  X(curl_share_setopt)         \
+  X(curl_version_info)
 
 constexpr const char* k_soname = "libcurl.so.4";
 
@@ -148,6 +149,10 @@ CURLUcode curl_url_get(CURLU* url, CURLUPart part, char** out, unsigned int flag
 
 CURLUcode curl_url_set(CURLU* url, CURLUPart part, const char* text, unsigned int flags) {
   return libcurl().curl_url_set(url, part, text, flags);
+}
+
+curl_version_info_data* curl_version_info(CURLversion stamp) {
+  return libcurl().curl_version_info(stamp);
 }
 
 CURLSH* curl_share_init() { return libcurl().curl_share_init(); }
