@@ -23,6 +23,8 @@ std::string_view param_type_name(Param p) {
     case Param::ListString: return "[]string";
     case Param::MapAny: return "map[string]interface {}";
     case Param::Bytes: return "[]uint8";
+    case Param::Time: return "time.Time";
+    case Param::Certificate: return "sprig.certificate";
   }
   return "interface {}";
 }

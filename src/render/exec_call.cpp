@@ -37,6 +37,9 @@ bool assign_to(Value& v, Param p) {
     case Param::Float64: return v.type() == GoType::Float64;
     case Param::Bool: return v.type() == GoType::Bool;
     case Param::Bytes: return v.type() == GoType::Bytes;
+    case Param::Time:
+    case Param::Certificate:  // Go structs: only a value of that very type is assignable
+      return v.is_object() && v.as_object().type_name() == param_type_name(p);
     case Param::ListAny:
     case Param::ListString: {
       GoType want = p == Param::ListAny ? GoType::ListAny : GoType::ListString;

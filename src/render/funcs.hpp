@@ -22,16 +22,18 @@ namespace ejob::render {
 /// constants in the template, a representable constant). Assignability follows Go:
 /// `chartutil.Values` is assignable to `map[string]interface {}` (identical underlying types).
 enum class Param : uint8_t {
-  Any,         ///< interface{}
-  String,      ///< string
-  Int,         ///< int
-  Int64,       ///< int64
-  Float64,     ///< float64
-  Bool,        ///< bool
-  ListAny,     ///< []interface{}
-  ListString,  ///< []string
-  MapAny,      ///< map[string]interface{}
-  Bytes,       ///< []byte
+  Any,          ///< interface{}
+  String,       ///< string
+  Int,          ///< int
+  Int64,        ///< int64
+  Float64,      ///< float64
+  Bool,         ///< bool
+  ListAny,      ///< []interface{}
+  ListString,   ///< []string
+  MapAny,       ///< map[string]interface{}
+  Bytes,        ///< []byte
+  Time,         ///< time.Time (a struct: no nil, no constant converts to it)
+  Certificate,  ///< Sprig's certificate struct (genSignedCert's ca), also a struct
 };
 
 /// Go's name for a parameter type in error messages (`int`, `map[string]interface {}`).

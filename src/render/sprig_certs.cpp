@@ -286,7 +286,8 @@ PKey key_from_pem(const std::string& pem) {
   }
 }
 
-/// The `ca certificate` parameter (declared interface{} here, checked like Go's assignment).
+/// The `ca certificate` parameter (Param::Certificate, checked by the executor; a direct caller
+/// that passes another value gets Go's assignment error).
 const CertificateObject& ca_arg(const Value& v) {
   const auto* ca = v.is_object() ? dynamic_cast<const CertificateObject*>(&v.as_object()) : nullptr;
   if (ca == nullptr) {
@@ -371,11 +372,11 @@ void register_sprig_certs(FuncMap& map, const std::shared_ptr<const Env>& env) {
                                           err));
   map.add("genSignedCert",
           fn(
-              {P::String, P::ListAny, P::ListAny, P::Int, P::Any},
+              {P::String, P::ListAny, P::ListAny, P::Int, P::Certificate},
               [=](const FuncArgs& a) { return signed_cert(*env, a, rsa_2048()); }, err));
   map.add("genSignedCertWithKey",
           fn(
-              {P::String, P::ListAny, P::ListAny, P::Int, P::Any, P::String},
+              {P::String, P::ListAny, P::ListAny, P::Int, P::Certificate, P::String},
               [=](const FuncArgs& a) { return signed_cert(*env, a, key_from_pem(s(a, 5))); }, err));
 }
 

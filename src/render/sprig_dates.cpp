@@ -1,8 +1,8 @@
 // Sprig's date functions (date.go) on go_time: now, date, dateInZone/date_in_zone, htmlDate,
 // htmlDateInZone, dateModify/date_modify (+must), ago, duration, durationRound, toDate,
 // mustToDate, unixEpoch. The clock is Env::now_unix_nanos; "Local" is Env::local_zone.
-// Parameters Go declares as time.Time are declared interface{} here (the parameter model has
-// no time.Time) and checked inside with Go's message.
+// Parameters Go declares as time.Time (dateModify's and unixEpoch's date) are Param::Time: the
+// executor checks them as text/template does before the call.
 #include <memory>
 #include <string>
 
@@ -104,7 +104,8 @@ Value TimeObject::call(std::string_view name, std::span<const Value> args) const
   return time_value(t, m_local);
 }
 
-/// A time.Time argument, or Go's assignment error.
+/// The time of a Param::Time argument (the executor has checked its type; a direct caller that
+/// passes another value gets Go's assignment error).
 const Time& time_arg(const Value& v) {
   const auto* t = v.is_object() ? dynamic_cast<const TimeObject*>(&v.as_object()) : nullptr;
   if (t == nullptr) {
@@ -237,14 +238,14 @@ void register_sprig_dates(FuncMap& map, const std::shared_ptr<const Env>& env) {
             return str(clock.in_zone("2006-01-02", a[0], s(a, 1)));
           }));
   for (const char* name : {"dateModify", "date_modify"}) {
-    map.add(name, fn({P::String, P::Any},
+    map.add(name, fn({P::String, P::Time},
                      [=](const FuncArgs& a) { return date_modify(clock, a, false); }));
   }
   for (const char* name : {"mustDateModify", "must_date_modify"}) {
     map.add(name,
             fn(
-                {P::String, P::Any}, [=](const FuncArgs& a) { return date_modify(clock, a, true); },
-                Ret::ValueError));
+                {P::String, P::Time},
+                [=](const FuncArgs& a) { return date_modify(clock, a, true); }, Ret::ValueError));
   }
   map.add("ago", fn({P::Any}, [=](const FuncArgs& a) {
             Time t = clock.from(a[0], false);
@@ -274,7 +275,7 @@ void register_sprig_dates(FuncMap& map, const std::shared_ptr<const Env>& env) {
           fn(
               {P::String, P::String}, [=](const FuncArgs& a) { return to_date(clock, a, true); },
               Ret::ValueError));
-  map.add("unixEpoch", fn({P::Any}, [=](const FuncArgs& a) {
+  map.add("unixEpoch", fn({P::Time}, [=](const FuncArgs& a) {
             return str(std::to_string(time_arg(a[0]).unix_sec));
           }));
 }
