@@ -197,7 +197,8 @@ void Printer::print_value(const Value& v, char32_t verb, int depth) {
     case GoType::Bytes: print_bytes(v, verb); return;
     case GoType::ListAny:
     case GoType::ListString:
-    case GoType::ListInt: print_list(v, verb, depth); return;
+    case GoType::ListInt:
+    case GoType::ListList: print_list(v, verb, depth); return;
     case GoType::MapAny:
     case GoType::MapString:
     case GoType::Values: print_map(v, verb, depth); return;

@@ -54,6 +54,7 @@ class Encoder {
       case GoType::ListAny:
       case GoType::ListString:
       case GoType::ListInt:
+      case GoType::ListList:
         if (v.is_nil_list()) {
           out += "null";  // a nil slice (regexFindAll with no match, rest of [])
           return;

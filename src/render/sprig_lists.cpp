@@ -63,10 +63,9 @@ Value chunk(int64_t size, const Value& list) {
       }
       part.push_back(items[ix]);
     }
-    // Go's type is [][]interface {}; our inner lists are []interface {} values.
     out.push_back(any_list(std::move(part)));
   }
-  return any_list(std::move(out));
+  return Value::list(std::move(out), GoType::ListList);  // Go's [][]interface {}
 }
 
 Value slice(const FuncArgs& a) {

@@ -25,6 +25,8 @@ TEST_CASE("sprig: list functions take any slice and return []interface {}") {
   CHECK(call("slice", {SL({"b", "a"}), I(1)}).type_name() == "[]string");
   CHECK(show("concat", {L({I(1)}), L({I(2), I(3)})}) == "[1 2 3]");
   CHECK(show("chunk", {I(2), L({I(1), I(2), I(3)})}) == "[[1 2] [3]]");
+  CHECK(call("chunk", {I(2), L({I(1), I(2), I(3)})}).type_name() == "[][]interface {}");
+  CHECK(call("chunk", {I(2), L({I(1), I(2), I(3)})}).as_list()[1].type_name() == "[]interface {}");
   CHECK(call("first", {L({})}).is_nil());
   CHECK(show("append", {SL({"a"}), I(1)}) == "[a 1]");
   CHECK(call("append", {SL({"a"}), I(1)}).type_name() == "[]interface {}");

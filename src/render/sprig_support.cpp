@@ -49,6 +49,7 @@ std::string kind_name(const Value& v) {
     case GoType::ListAny:
     case GoType::ListString:
     case GoType::ListInt:
+    case GoType::ListList:
     case GoType::Bytes: return "slice";
     case GoType::MapAny:
     case GoType::MapString:

@@ -16,6 +16,7 @@ GoKind Value::kind() const {
     case GoType::ListAny:
     case GoType::ListString:
     case GoType::ListInt:
+    case GoType::ListList:
     case GoType::Bytes: return GoKind::Slice;
     case GoType::MapAny:
     case GoType::MapString:
@@ -32,7 +33,8 @@ bool Value::is_int() const {
 bool Value::is_uint() const { return m_type == GoType::Uint8 || m_type == GoType::Uint64; }
 
 bool Value::is_list() const {
-  return m_type == GoType::ListAny || m_type == GoType::ListString || m_type == GoType::ListInt;
+  return m_type == GoType::ListAny || m_type == GoType::ListString || m_type == GoType::ListInt ||
+         m_type == GoType::ListList;
 }
 
 bool Value::is_map() const {
@@ -53,6 +55,7 @@ std::string Value::type_name() const {
     case GoType::ListAny: return "[]interface {}";
     case GoType::ListString: return "[]string";
     case GoType::ListInt: return "[]int";
+    case GoType::ListList: return "[][]interface {}";
     case GoType::Bytes: return "[]uint8";
     case GoType::MapAny: return "map[string]interface {}";
     case GoType::MapString: return "map[string]string";
@@ -76,7 +79,8 @@ bool Value::truthy() const {
     case GoType::Bytes: return !as_string().empty();
     case GoType::ListAny:
     case GoType::ListString:
-    case GoType::ListInt: return !as_list().empty();
+    case GoType::ListInt:
+    case GoType::ListList: return !as_list().empty();
     case GoType::MapAny:
     case GoType::MapString:
     case GoType::Values: return !as_map().empty();
@@ -106,7 +110,8 @@ bool operator==(const Value& a, const Value& b) {
     case GoType::Object: return a.object_ptr() == b.object_ptr();
     case GoType::ListAny:
     case GoType::ListString:
-    case GoType::ListInt: return a.list_ptr() == b.list_ptr();
+    case GoType::ListInt:
+    case GoType::ListList: return a.list_ptr() == b.list_ptr();
     case GoType::MapAny:
     case GoType::MapString:
     case GoType::Values: return a.map_ptr() == b.map_ptr();

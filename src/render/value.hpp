@@ -37,6 +37,7 @@ enum class GoType : uint8_t {
   ListAny,     ///< []interface {}
   ListString,  ///< []string
   ListInt,     ///< []int
+  ListList,    ///< [][]interface {} (Sprig's chunk; its items are ListAny values)
   Bytes,       ///< []uint8 (Files.GetBytes)
   MapAny,      ///< map[string]interface {}
   MapString,   ///< map[string]string
@@ -104,7 +105,7 @@ class Value {
   [[nodiscard]] bool is_uint() const;  ///< any unsigned integer type (Bytes excluded)
   [[nodiscard]] bool is_float() const { return m_type == GoType::Float64; }
   [[nodiscard]] bool is_string() const { return m_type == GoType::String; }
-  [[nodiscard]] bool is_list() const;      ///< ListAny, ListString, ListInt (not Bytes)
+  [[nodiscard]] bool is_list() const;      ///< ListAny, ListString, ListInt, ListList (not Bytes)
   [[nodiscard]] bool is_map() const;       ///< MapAny, MapString, Values
   [[nodiscard]] bool is_nil_list() const;  ///< a list made by nil_list()
   [[nodiscard]] bool is_object() const { return m_type == GoType::Object; }

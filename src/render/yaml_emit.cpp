@@ -112,6 +112,7 @@ YNode to_node(const Value& v) {
     case GoType::ListAny:
     case GoType::ListString:
     case GoType::ListInt:
+    case GoType::ListList:
       if (v.is_nil_list()) {  // json.Marshal writes a nil slice as null
         n.text = "null";
         break;
@@ -184,6 +185,7 @@ YNode to_node_v3(const Value& v) {
     case GoType::ListAny:
     case GoType::ListString:
     case GoType::ListInt:
+    case GoType::ListList:
       n.kind = YNode::Seq;
       for (const Value& item : v.as_list()) n.items.push_back(to_node_v3(item));
       break;
