@@ -2,6 +2,7 @@
 
 #include <curl/curl.h>
 #include <dlfcn.h>
+#include <openssl/decoder.h>
 #include <openssl/err.h>
 #include <openssl/pem.h>
 #include <openssl/ssl.h>
@@ -20,20 +21,23 @@ namespace {
   X(SSL_CTX_use_certificate)  \
   X(SSL_CTX_use_PrivateKey)   \
   X(SSL_CTX_ctrl)
-#define EJOB_CRYPTO_FUNCTIONS(X) \
-  X(BIO_new_mem_buf)             \
-  X(BIO_free)                    \
-  X(PEM_read_bio_X509)           \
-  X(PEM_read_bio_PrivateKey)     \
-  X(X509_free)                   \
-  X(X509_STORE_set_flags)        \
-  X(EVP_PKEY_free)               \
-  X(X509_STORE_new)              \
-  X(X509_STORE_add_cert)         \
-  X(X509_STORE_free)             \
-  X(ERR_clear_error)             \
-  X(ERR_peek_last_error)         \
-  X(ERR_error_string_n)
+#define EJOB_CRYPTO_FUNCTIONS(X)   \
+  X(BIO_new_mem_buf)               \
+  X(BIO_free)                      \
+  X(PEM_read_bio_X509)             \
+  X(PEM_read_bio_PrivateKey)       \
+  X(X509_free)                     \
+  X(X509_STORE_set_flags)          \
+  X(EVP_PKEY_free)                 \
+  X(X509_STORE_new)                \
+  X(X509_STORE_add_cert)           \
+  X(X509_STORE_free)               \
+  X(ERR_clear_error)               \
+  X(ERR_peek_last_error)           \
+  X(ERR_error_string_n)            \
+  X(OSSL_DECODER_CTX_new_for_pkey) \
+  X(OSSL_DECODER_from_data)        \
+  X(OSSL_DECODER_CTX_free)
 
 struct OpenSsl {
 #define EJOB_SSL_POINTER(fn) decltype(&::fn) fn = nullptr;
@@ -79,6 +83,34 @@ struct OpenSsl {
     BIO_free(bio);
     return out;
   }
+
+  /// The private key in `pem`. A PKCS#1 RSA or SEC1 EC key (what kubeadm and openssl's
+  /// traditional output write) is decoded with its type named: OpenSSL 3.0 otherwise gathers
+  /// the decoders of every key type first (~4.4 M instructions a key, named ~1.4 M).
+  EVP_PKEY* private_key(const std::string& pem) const {
+    const size_t begin = pem.find("-----BEGIN ");
+    const std::string_view first =
+        begin == std::string::npos ? std::string_view() : std::string_view(pem).substr(begin);
+    const char* type = first.starts_with("-----BEGIN EC PRIVATE KEY-----")    ? "EC"
+                       : first.starts_with("-----BEGIN RSA PRIVATE KEY-----") ? "RSA"
+                                                                              : nullptr;
+    EVP_PKEY* key = nullptr;
+    if (type != nullptr) {
+      OSSL_DECODER_CTX* ctx = OSSL_DECODER_CTX_new_for_pkey(&key, "PEM", "type-specific", type,
+                                                            EVP_PKEY_KEYPAIR, nullptr, nullptr);
+      const auto* data = reinterpret_cast<const unsigned char*>(pem.data());
+      size_t len = pem.size();
+      if (ctx != nullptr && OSSL_DECODER_from_data(ctx, &data, &len) != 1) key = nullptr;
+      if (ctx != nullptr) OSSL_DECODER_CTX_free(ctx);
+      if (key != nullptr) return key;
+      ERR_clear_error();  // the general decoder below reports what is wrong
+    }
+    BIO* bio = BIO_new_mem_buf(pem.data(), static_cast<int>(pem.size()));
+    if (bio == nullptr) return nullptr;
+    key = PEM_read_bio_PrivateKey(bio, nullptr, nullptr, nullptr);
+    BIO_free(bio);
+    return key;
+  }
 };
 
 /// curl's TLS library is OpenSSL 3 (the only one whose SSL_CTX this code knows).
@@ -120,9 +152,7 @@ struct TlsMaterial::Impl {
     forget_client();
     chain = ssl.certificates(cert);
     if (chain.empty()) return "cannot read the client certificate: " + ssl.last_error();
-    BIO* bio = ssl.BIO_new_mem_buf(private_key.data(), static_cast<int>(private_key.size()));
-    key = bio ? ssl.PEM_read_bio_PrivateKey(bio, nullptr, nullptr, nullptr) : nullptr;
-    if (bio) ssl.BIO_free(bio);
+    key = ssl.private_key(private_key);
     if (key == nullptr) {
       const std::string why = ssl.last_error();
       forget_client();
