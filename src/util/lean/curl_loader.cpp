@@ -106,6 +106,14 @@ void curl_easy_reset(CURL* handle) { libcurl().curl_easy_reset(handle); }
 
 CURLcode curl_easy_perform(CURL* handle) { return libcurl().curl_easy_perform(handle); }
 
+// curl.h fixes these signatures: the last named parameter is an enum, which clang's -Wvarargs
+// flags for va_start (an enum may promote). CURLoption, CURLINFO and CURLSHoption are int enums
+// with non-negative values, passed as int, so va_start is well defined here.
+#if defined(__clang__)
+#pragma clang diagnostic push
+#pragma clang diagnostic ignored "-Wvarargs"
+#endif
+
 /// The one variadic argument has the type the option's number range declares (curl.h).
 CURLcode curl_easy_setopt(CURL* handle, CURLoption option, ...) {
   va_list ap;
@@ -191,5 +199,9 @@ CURLSHcode curl_share_setopt(CURLSH* share, CURLSHoption option, ...) {
   va_end(ap);
   return rc;
 }
+
+#if defined(__clang__)
+#pragma clang diagnostic pop
+#endif
 
 }  // extern "C"
