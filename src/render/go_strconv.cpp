@@ -144,4 +144,35 @@ bool can_backquote(std::string_view s) {
   return true;
 }
 
+bool underscore_ok(std::string_view s) {
+  char saw = '^';
+  size_t i = 0;
+  if (!s.empty() && (s[0] == '-' || s[0] == '+')) s.remove_prefix(1);
+  bool hex = false;
+  if (s.size() >= 2 && s[0] == '0') {
+    char l = static_cast<char>(s[1] | 0x20);
+    if (l == 'b' || l == 'o' || l == 'x') {
+      i = 2;
+      saw = '0';
+      hex = l == 'x';
+    }
+  }
+  for (; i < s.size(); ++i) {
+    char c = s[i];
+    char l = static_cast<char>(c | 0x20);
+    if ((c >= '0' && c <= '9') || (hex && l >= 'a' && l <= 'f')) {
+      saw = '0';
+      continue;
+    }
+    if (c == '_') {
+      if (saw != '0') return false;
+      saw = '_';
+      continue;
+    }
+    if (saw == '_') return false;
+    saw = '!';
+  }
+  return saw != '_';
+}
+
 }  // namespace ejob::render::go

@@ -50,4 +50,8 @@ std::string quote_rune(char32_t r, bool ascii_only = false);
 /// strconv.CanBackquote: s can be written as a raw string without control characters.
 bool can_backquote(std::string_view s);
 
+/// strconv's underscoreOK: `_` only between digits (or right after a base prefix) of a
+/// number literal with an optional sign.
+bool underscore_ok(std::string_view s);
+
 }  // namespace ejob::render::go

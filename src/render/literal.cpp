@@ -125,37 +125,6 @@ bool unquote(std::string_view in, std::string& out) {
   return true;
 }
 
-static bool underscore_ok(std::string_view s) {
-  char saw = '^';
-  size_t i = 0;
-  if (!s.empty() && (s[0] == '-' || s[0] == '+')) s.remove_prefix(1);
-  bool hex = false;
-  if (s.size() >= 2 && s[0] == '0') {
-    char l = static_cast<char>(s[1] | 0x20);
-    if (l == 'b' || l == 'o' || l == 'x') {
-      i = 2;
-      saw = '0';
-      hex = l == 'x';
-    }
-  }
-  for (; i < s.size(); ++i) {
-    char c = s[i];
-    char l = static_cast<char>(c | 0x20);
-    if ((c >= '0' && c <= '9') || (hex && l >= 'a' && l <= 'f')) {
-      saw = '0';
-      continue;
-    }
-    if (c == '_') {
-      if (saw != '0') return false;
-      saw = '_';
-      continue;
-    }
-    if (saw == '_') return false;
-    saw = '!';
-  }
-  return saw != '_';
-}
-
 /// strconv.ParseUint(s, 0, 64) / ParseInt(s, 0, 64).
 bool parse_integer(std::string_view s, bool is_signed, int64_t& i, uint64_t& u) {
   if (s.empty()) return false;
@@ -197,7 +166,7 @@ bool parse_integer(std::string_view s, bool is_signed, int64_t& i, uint64_t& u) 
     any = true;
   }
   if (!any && !(base == 8 && body.empty())) return false;
-  if (seen_underscore && !underscore_ok(s)) return false;
+  if (seen_underscore && !go::underscore_ok(s)) return false;
   if (!is_signed) {
     u = v;
     return true;
@@ -224,7 +193,7 @@ bool parse_float(std::string_view s, double& f) {
       return false;
     }
   }
-  if (s.find('_') != std::string_view::npos && !underscore_ok(s)) return false;
+  if (s.find('_') != std::string_view::npos && !go::underscore_ok(s)) return false;
   for (char c : s) {
     if (c != '_') clean += c;
   }

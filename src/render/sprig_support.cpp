@@ -6,6 +6,7 @@
 #include <limits>
 
 #include "ejob/render/go_fmt.hpp"
+#include "ejob/render/go_strconv.hpp"
 
 namespace ejob::render::sprig {
 
@@ -82,38 +83,6 @@ int64_t go_float_to_int64(double f) {
 
 namespace {
 
-/// strconv's underscoreOK: `_` only between digits (or right after a base prefix).
-bool underscore_ok(std::string_view s) {
-  char saw = '^';
-  size_t i = 0;
-  if (!s.empty() && (s[0] == '-' || s[0] == '+')) s.remove_prefix(1);
-  bool hex = false;
-  if (s.size() >= 2 && s[0] == '0') {
-    char c = static_cast<char>(s[1] | 0x20);
-    if (c == 'b' || c == 'o' || c == 'x') {
-      i = 2;
-      saw = '0';
-      hex = c == 'x';
-    }
-  }
-  for (; i < s.size(); ++i) {
-    char c = s[i];
-    char lc = static_cast<char>(c | 0x20);
-    if ((c >= '0' && c <= '9') || (hex && lc >= 'a' && lc <= 'f')) {
-      saw = '0';
-      continue;
-    }
-    if (c == '_') {
-      if (saw != '0') return false;
-      saw = '_';
-      continue;
-    }
-    if (saw == '_') return false;
-    saw = '!';
-  }
-  return saw != '_';
-}
-
 int digit_value(char c) {
   if (c >= '0' && c <= '9') return c - '0';
   char lc = static_cast<char>(c | 0x20);
@@ -147,12 +116,12 @@ std::optional<int64_t> parse_go_int(std::string_view s, int base) {
         base_prefix = true;
       }
     }
-    if (!underscore_ok(orig)) return std::nullopt;
+    if (!go::underscore_ok(orig)) return std::nullopt;
   }
   uint64_t n = 0;
   bool any = false;
   for (char c : s) {
-    if (c == '_' && allow_underscore) continue;  // placement already checked by underscore_ok
+    if (c == '_' && allow_underscore) continue;  // placement already checked by go::underscore_ok
     int d = digit_value(c);
     if (d >= base) return std::nullopt;
     if (n > (std::numeric_limits<uint64_t>::max() - static_cast<uint64_t>(d)) /
@@ -231,7 +200,7 @@ std::optional<double> parse_go_float(std::string_view s) {
   for (char c : s) {
     if (c != '_') clean.push_back(c);
   }
-  if (clean.size() != s.size() && !underscore_ok(s)) return std::nullopt;
+  if (clean.size() != s.size() && !go::underscore_ok(s)) return std::nullopt;
   if (!valid_float_syntax(clean)) return std::nullopt;
   errno = 0;
   double d = std::strtod(clean.c_str(), nullptr);
