@@ -440,3 +440,35 @@ TEST_CASE("port-forward: a server that names another port in its prefixes is ref
   CHECK(error_of([&] { s->read(out, k_wait); }) ==
         "4: port-forward to pod default/etcd-0 port 8080: the server answered for port 9999");
 }
+
+TEST_CASE("port-forward: a server URL with a path (a proxy's /k8s/clusters/ID) prefixes requests") {
+  TestServer server;
+  TcpServer target(echo);
+  server.control("config", {{"path_prefix", "/k8s/clusters/c-1"}});
+  RestConfig cfg = server.config("admin-cert");
+  {  // without the prefix nothing is found: the server really is behind it
+    Transport t(cfg, {});
+    Request r;
+    r.target = "/api/v1/namespaces/default/pods";
+    CHECK(t.send(r).status == 404);
+  }
+  server.control("requests/reset");
+  int n = 0;
+  for (const std::string path : {"/k8s/clusters/c-1", "/k8s/clusters/c-1/"}) {
+    cfg.server = server.url() + path;
+    Transport t(cfg, {});
+    Client(t).create(pod("etcd-" + std::to_string(n), target.port()));
+    auto s = PortForwardStream::open(t, "default", "etcd-" + std::to_string(n++), 8080);
+    s->write(path);
+    CHECK(read_stream(*s, path.size()) == path);
+  }
+  std::vector<std::string> seen;
+  for (const json& r : server.requests())
+    seen.push_back(r["method"].get<std::string>() + " " + r["path"].get<std::string>() + " " +
+                   std::to_string(r["status"].get<int>()));
+  CHECK(seen ==
+        std::vector<std::string>{"POST /api/v1/namespaces/default/pods 201",
+                                 "GET /api/v1/namespaces/default/pods/etcd-0/portforward 101",
+                                 "POST /api/v1/namespaces/default/pods 201",
+                                 "GET /api/v1/namespaces/default/pods/etcd-1/portforward 101"});
+}

@@ -18,6 +18,8 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 
+constexpr const char* k_user_agent = "ejob/0.1.0";
+
 /// curl_global_init once per process, before the first handle (C++ makes the static's
 /// construction thread-safe); cleanup at exit.
 struct CurlGlobal {
@@ -54,6 +56,19 @@ void share_unlock(CURL*, curl_lock_data data, void* user) {
   static_cast<ShareLocks*>(user)->m[data].unlock();
 }
 using SlistPtr = std::unique_ptr<curl_slist, SlistDeleter>;
+
+}  // namespace
+
+struct RawConnection::Impl {
+  EasyPtr easy;  ///< owns the connection
+  int sock = -1;
+  std::string server;  ///< for messages
+  std::string host_header;
+  std::string path_prefix;
+  std::string authorization;
+};
+
+namespace {
 
 /// The outcome of one attempt.
 struct Attempt {
@@ -171,8 +186,10 @@ struct Transport::Impl {
   RestConfig cfg;
   TransportOptions opts;
   Credentials creds;
-  std::string base_url;    ///< scheme://host:port as curl connects to it
-  std::string connect_to;  ///< CURLOPT_CONNECT_TO entry for tls-server-name
+  std::string base_url;     ///< scheme://host:port/prefix as curl connects to it
+  std::string host_header;  ///< host:port of the Host header (the TLS name when one is set)
+  std::string path_prefix;  ///< the server URL's path ("/k8s/clusters/c-1"), else empty
+  std::string connect_to;   ///< CURLOPT_CONNECT_TO entry for tls-server-name
   // The share handle (connection cache, TLS sessions, DNS) outlives the easy handles that use
   // it: members are destroyed in reverse order.
   ShareLocks share_locks;
@@ -199,6 +216,7 @@ struct Transport::Impl {
   // request waits for it (and reports its error, as ready() retries).
   Impl(RestConfig c, TransportOptions o, Terminal t)
       : cfg(std::move(c)), opts(std::move(o)), creds(cfg, t), base_url(cfg.server) {
+    while (!base_url.empty() && base_url.back() == '/') base_url.pop_back();  // + "/api/..."
     loader = std::thread([this] {
       try {
         ready();
@@ -246,7 +264,7 @@ struct Transport::Impl {
     std::call_once(ready_flag, [this] {
       ensure_global();
       shares.push_back(new_share());
-      if (!cfg.tls_server_name.empty()) route_by_server_name();
+      route();
       tls = TlsMaterial::load(cfg.ca_pem);  // on the loader thread, before any connection
     });
   }
@@ -275,22 +293,32 @@ struct Transport::Impl {
     return shares.back().get();
   }
 
-  /// tls-server-name: SNI and certificate check use that name while the connection goes to the
-  /// server's address; curl does this when the URL names the TLS name and CONNECT_TO maps it.
-  void route_by_server_name() {
+  /// The server URL's parts (Host header, path prefix) and, with tls-server-name, the routing:
+  /// SNI and certificate check use that name while the connection goes to the server's address;
+  /// curl does this when the URL names the TLS name and CONNECT_TO maps it.
+  void route() {
     CURLU* u = curl_url();
     if (curl_url_set(u, CURLUPART_URL, cfg.server.c_str(), 0) == CURLUE_OK) {
       char* host = nullptr;
       char* port = nullptr;
+      char* path = nullptr;
       curl_url_get(u, CURLUPART_HOST, &host, 0);
       curl_url_get(u, CURLUPART_PORT, &port, CURLU_DEFAULT_PORT);
+      curl_url_get(u, CURLUPART_PATH, &path, 0);
+      if (path) path_prefix = path;
+      while (!path_prefix.empty() && path_prefix.back() == '/') path_prefix.pop_back();
       if (host && port) {
-        connect_to = cfg.tls_server_name + ":" + port + ":" + host + ":" + port;
-        connect_list.reset(curl_slist_append(nullptr, connect_to.c_str()));
-        base_url = "https://" + cfg.tls_server_name + ":" + port;
+        host_header = std::string(host) + ":" + port;
+        if (!cfg.tls_server_name.empty()) {
+          connect_to = cfg.tls_server_name + ":" + port + ":" + host + ":" + port;
+          connect_list.reset(curl_slist_append(nullptr, connect_to.c_str()));
+          base_url = "https://" + cfg.tls_server_name + ":" + port + path_prefix;
+          host_header = cfg.tls_server_name + ":" + port;
+        }
       }
       curl_free(host);
       curl_free(port);
+      curl_free(path);
     }
     curl_url_cleanup(u);
   }
@@ -315,16 +343,18 @@ struct Transport::Impl {
     pool.push_back(std::move(h));
   }
 
-  void configure(CURL* h, const Request& req, const AuthMaterial& auth, bool streaming) {
-    curl_easy_reset(h);  // keeps the connection cache
-    curl_easy_setopt(h, CURLOPT_URL, (base_url + req.target).c_str());
+  /// What every connection to the server needs: its URL, the route, TLS (CA, verification,
+  /// client certificate through on_ssl_ctx or as blobs), the proxy and the connect timeout.
+  void configure_connection(CURL* h, const std::string& url, const AuthMaterial& auth,
+                            CallbackState& st, std::chrono::milliseconds connect_timeout) {
+    curl_easy_setopt(h, CURLOPT_URL, url.c_str());
     curl_easy_setopt(h, CURLOPT_NOSIGNAL, 1L);
-    curl_easy_setopt(h, CURLOPT_SHARE, share_for(auth));
-    curl_easy_setopt(h, CURLOPT_HTTP_VERSION, static_cast<long>(CURL_HTTP_VERSION_2TLS));
     curl_easy_setopt(h, CURLOPT_TCP_KEEPALIVE, 1L);
-    curl_easy_setopt(h, CURLOPT_CONNECTTIMEOUT_MS, static_cast<long>(opts.connect_timeout.count()));
-    if (!streaming)
-      curl_easy_setopt(h, CURLOPT_TIMEOUT_MS, static_cast<long>(opts.request_timeout.count()));
+    curl_easy_setopt(h, CURLOPT_CONNECTTIMEOUT_MS, static_cast<long>(connect_timeout.count()));
+    if (tls) {
+      curl_easy_setopt(h, CURLOPT_SSL_CTX_FUNCTION, on_ssl_ctx);
+      curl_easy_setopt(h, CURLOPT_SSL_CTX_DATA, &st);
+    }
     if (tls && tls->has_ca()) {  // on_ssl_ctx installs them: curl loads no CA file
       curl_easy_setopt(h, CURLOPT_CAINFO, nullptr);
       curl_easy_setopt(h, CURLOPT_CAPATH, nullptr);
@@ -343,6 +373,16 @@ struct Transport::Impl {
     }
     if (!cfg.proxy_url.empty()) curl_easy_setopt(h, CURLOPT_PROXY, cfg.proxy_url.c_str());
     if (connect_list) curl_easy_setopt(h, CURLOPT_CONNECT_TO, connect_list.get());
+  }
+
+  void configure(CURL* h, const Request& req, const AuthMaterial& auth, CallbackState& st,
+                 bool streaming) {
+    curl_easy_reset(h);  // keeps the connection cache
+    configure_connection(h, base_url + req.target, auth, st, opts.connect_timeout);
+    curl_easy_setopt(h, CURLOPT_SHARE, share_for(auth));
+    curl_easy_setopt(h, CURLOPT_HTTP_VERSION, static_cast<long>(CURL_HTTP_VERSION_2TLS));
+    if (!streaming)
+      curl_easy_setopt(h, CURLOPT_TIMEOUT_MS, static_cast<long>(opts.request_timeout.count()));
     const std::string_view m = method_name(req.method);
     if (req.method != Method::Get && req.method != Method::Post)
       curl_easy_setopt(h, CURLOPT_CUSTOMREQUEST, std::string(m).c_str());
@@ -359,7 +399,7 @@ struct Transport::Impl {
       list = curl_slist_append(list, ("Content-Type: " + req.content_type).c_str());
     if (!auth.authorization.empty())
       list = curl_slist_append(list, ("Authorization: " + auth.authorization).c_str());
-    list = curl_slist_append(list, "User-Agent: ejob/0.1.0");
+    list = curl_slist_append(list, (std::string("User-Agent: ") + k_user_agent).c_str());
     list = curl_slist_append(list, "Expect:");  // no 100-continue round trip
     return SlistPtr(list);
   }
@@ -370,7 +410,7 @@ struct Transport::Impl {
     Attempt a;
     CallbackState st{h.get(), &a, sink, tls.get(), &auth};
     char errbuf[CURL_ERROR_SIZE] = {0};
-    configure(h.get(), req, auth, sink != nullptr);
+    configure(h.get(), req, auth, st, sink != nullptr);
     SlistPtr hdrs = headers(req, auth);
     curl_easy_setopt(h.get(), CURLOPT_HTTPHEADER, hdrs.get());
     curl_easy_setopt(h.get(), CURLOPT_ERRORBUFFER, errbuf);
@@ -378,25 +418,62 @@ struct Transport::Impl {
     curl_easy_setopt(h.get(), CURLOPT_HEADERDATA, &st);
     curl_easy_setopt(h.get(), CURLOPT_WRITEFUNCTION, on_body);
     curl_easy_setopt(h.get(), CURLOPT_WRITEDATA, &st);
-    if (tls) {
-      curl_easy_setopt(h.get(), CURLOPT_SSL_CTX_FUNCTION, on_ssl_ctx);
-      curl_easy_setopt(h.get(), CURLOPT_SSL_CTX_DATA, &st);
-    }
     const auto start = Clock::now();
     ++sent;
     a.curl = curl_easy_perform(h.get());
     curl_easy_getinfo(h.get(), CURLINFO_RESPONSE_CODE, &a.status);
     curl_easy_getinfo(h.get(), CURLINFO_HTTP_VERSION, &a.http_version);
     if (a.curl == CURLE_WRITE_ERROR && a.stopped) a.curl = CURLE_OK;
-    if (a.curl != CURLE_OK)
-      a.curl_error = !a.tls_error.empty() ? a.tls_error
-                     : errbuf[0]          ? errbuf
-                                          : curl_easy_strerror(a.curl);
+    if (a.curl != CURLE_OK) a.curl_error = error_text(a, errbuf);
     curl_easy_setopt(h.get(), CURLOPT_ERRORBUFFER, nullptr);
     debug_line(req, a, start);
     give_back(std::move(h));
     if (a.thrown) std::rethrow_exception(a.thrown);
     return a;
+  }
+
+  static std::string error_text(const Attempt& a, const char* errbuf) {
+    return !a.tls_error.empty() ? a.tls_error : errbuf[0] ? errbuf : curl_easy_strerror(a.curl);
+  }
+
+  /// Transport::connect: curl stops after TCP, the proxy tunnel and TLS (CONNECT_ONLY).
+  std::unique_ptr<RawConnection> connect(const std::string& target,
+                                         std::chrono::milliseconds timeout) {
+    const AuthMaterial auth = this->auth();
+    ready();
+    auto raw = std::make_unique<RawConnection::Impl>();
+    raw->easy.reset(curl_easy_init());
+    CURL* h = raw->easy.get();
+    if (!h) throw Error(ErrorCode::Internal, "curl_easy_init failed");
+    Attempt a;
+    CallbackState st{h, &a, nullptr, tls.get(), &auth};
+    configure_connection(h, base_url, auth, st, timeout);
+    curl_easy_setopt(h, CURLOPT_CONNECT_ONLY, 1L);
+    curl_easy_setopt(h, CURLOPT_HTTP_VERSION, static_cast<long>(CURL_HTTP_VERSION_1_1));
+    curl_easy_setopt(h, CURLOPT_TCP_NODELAY, 1L);
+    if (!cfg.proxy_url.empty()) curl_easy_setopt(h, CURLOPT_HTTPPROXYTUNNEL, 1L);
+    char errbuf[CURL_ERROR_SIZE] = {0};
+    curl_easy_setopt(h, CURLOPT_ERRORBUFFER, errbuf);
+    ++sent;
+    a.curl = curl_easy_perform(h);
+    curl_easy_setopt(h, CURLOPT_ERRORBUFFER, nullptr);
+    curl_easy_setopt(h, CURLOPT_SSL_CTX_FUNCTION, nullptr);  // st ends here
+    if (a.curl != CURLE_OK) {
+      a.curl_error = error_text(a, errbuf);
+      Request req;
+      req.target = target;
+      throw_transport(req, a);
+    }
+    curl_socket_t sock = CURL_SOCKET_BAD;
+    curl_easy_getinfo(h, CURLINFO_ACTIVESOCKET, &sock);
+    if (sock == CURL_SOCKET_BAD)
+      throw Error(ErrorCode::Internal, "curl has no socket for " + cfg.server);
+    raw->sock = static_cast<int>(sock);
+    raw->server = cfg.server;
+    raw->host_header = host_header;
+    raw->path_prefix = path_prefix;
+    raw->authorization = auth.authorization;
+    return std::unique_ptr<RawConnection>(new RawConnection(std::move(raw)));
   }
 
   void debug_line(const Request& req, const Attempt& a, Clock::time_point start) {
@@ -475,10 +552,49 @@ long Transport::stream(const Request& request, const Sink& sink, std::string& er
   return a.status;
 }
 
+std::unique_ptr<RawConnection> Transport::connect(const std::string& target,
+                                                  std::chrono::milliseconds timeout) {
+  return m_impl->connect(target, timeout);
+}
+
 const RestConfig& Transport::config() const { return m_impl->cfg; }
 
 long Transport::requests_sent() const { return m_impl->sent.load(); }
 
 Credentials& Transport::credentials() { return m_impl->creds; }
+
+RawConnection::RawConnection(std::unique_ptr<Impl> impl) : m_impl(std::move(impl)) {}
+
+RawConnection::~RawConnection() = default;
+
+std::string RawConnection::request_head(std::string_view method, std::string_view target) const {
+  std::string head = std::string(method) + " " + m_impl->path_prefix + std::string(target) +
+                     " HTTP/1.1\r\nHost: " + m_impl->host_header +
+                     "\r\nUser-Agent: " + k_user_agent + "\r\n";
+  if (!m_impl->authorization.empty()) head += "Authorization: " + m_impl->authorization + "\r\n";
+  return head;
+}
+
+std::size_t RawConnection::send(std::string_view bytes) {
+  std::size_t n = 0;
+  const CURLcode rc = curl_easy_send(m_impl->easy.get(), bytes.data(), bytes.size(), &n);
+  if (rc == CURLE_AGAIN) return 0;
+  if (rc != CURLE_OK)
+    throw Error(ErrorCode::Transport,
+                "writing to " + m_impl->server + ": " + curl_easy_strerror(rc));
+  return n;
+}
+
+long RawConnection::receive(char* buffer, std::size_t size) {
+  std::size_t n = 0;
+  const CURLcode rc = curl_easy_recv(m_impl->easy.get(), buffer, size, &n);
+  if (rc == CURLE_AGAIN) return -1;
+  if (rc != CURLE_OK)
+    throw Error(ErrorCode::Transport,
+                "reading from " + m_impl->server + ": " + curl_easy_strerror(rc));
+  return static_cast<long>(n);
+}
+
+int RawConnection::socket() const { return m_impl->sock; }
 
 }  // namespace ejob::kubeapi

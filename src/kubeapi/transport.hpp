@@ -63,6 +63,36 @@ struct TransportOptions {
 /// Receives streamed body bytes; returns false to stop the stream.
 using Sink = std::function<bool(std::string_view)>;
 
+/// A connection to the API server made as for a request — TCP, the proxy-url tunnel (HTTP
+/// CONNECT), TLS with the cluster's CA, tls-server-name and client certificate — on which the
+/// caller speaks HTTP/1.1 itself (the WebSocket upgrade). Non-blocking; one thread at a time.
+class RawConnection {
+ public:
+  ~RawConnection();
+  RawConnection(const RawConnection&) = delete;
+  RawConnection& operator=(const RawConnection&) = delete;
+
+  /// The head of a request to `target` (path and query on the API server, as for
+  /// Request::target): request line, Host, User-Agent and the credentials' Authorization,
+  /// each line ending in CRLF; the caller adds its own header lines and the empty line.
+  [[nodiscard]] std::string request_head(std::string_view method, std::string_view target) const;
+  /// Sends what the connection takes now of `bytes`; 0 when it takes nothing (poll socket()
+  /// for writing). Throws ejob::Error(Transport) when the connection failed.
+  std::size_t send(std::string_view bytes);
+  /// Receives what has arrived, up to `size` bytes: their count, 0 at the end of the
+  /// connection, -1 when nothing is there yet (poll socket() for reading). Throws
+  /// ejob::Error(Transport) when the connection failed.
+  long receive(char* buffer, std::size_t size);
+  /// The socket, for poll().
+  [[nodiscard]] int socket() const;
+
+ private:
+  friend class Transport;
+  struct Impl;
+  explicit RawConnection(std::unique_ptr<Impl> impl);
+  std::unique_ptr<Impl> m_impl;
+};
+
 class Transport {
  public:
   Transport(RestConfig cfg, TransportOptions options, Terminal terminal = Terminal::No);
@@ -80,6 +110,13 @@ class Transport {
   /// is returned in `error_body` instead. Throws like send(), and ejob::Error(Transport) when
   /// the stream breaks before the server ended it.
   long stream(const Request& request, const Sink& sink, std::string& error_body);
+
+  /// Opens a RawConnection for a request to `target` with the current credentials, within
+  /// `timeout`. Throws ejob::Error(Transport) when the server cannot be reached or the TLS
+  /// handshake fails (messages as send()'s), Auth when credentials cannot be obtained. Not
+  /// retried: the caller knows whether its protocol may be.
+  std::unique_ptr<RawConnection> connect(const std::string& target,
+                                         std::chrono::milliseconds timeout);
 
   [[nodiscard]] const RestConfig& config() const;
   /// Requests sent so far (attempts, retries included).

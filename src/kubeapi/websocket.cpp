@@ -1,5 +1,5 @@
 // The WebSocket session: frame codec, message reassembly, control frames and the byte I/O over
-// the curl connection. The opening handshake is in websocket_handshake.cpp.
+// the Transport's RawConnection. The opening handshake is in websocket_handshake.cpp.
 
 #include "ejob/kubeapi/websocket.hpp"
 
@@ -119,13 +119,10 @@ std::string websocket_frame(std::uint8_t opcode, std::string_view payload,
 bool WebSocket::Impl::pull() {
   char buf[k_read_chunk];
   while (true) {
-    std::size_t n = 0;
-    const CURLcode rc = curl_easy_recv(easy.get(), buf, sizeof buf, &n);
-    if (rc == CURLE_AGAIN) return true;
-    if (rc != CURLE_OK)
-      throw Error(ErrorCode::Transport, "reading from " + server + ": " + curl_easy_strerror(rc));
+    const long n = conn->receive(buf, sizeof buf);
+    if (n < 0) return true;
     if (n == 0) return false;
-    in.append(buf, n);
+    in.append(buf, static_cast<std::size_t>(n));
   }
 }
 
@@ -141,14 +138,10 @@ bool WebSocket::Impl::wait(short events, int timeout_ms, short& revents) const {
 
 void WebSocket::Impl::send_raw(std::string_view bytes) {
   while (!bytes.empty()) {
-    std::size_t n = 0;
-    const CURLcode rc = curl_easy_send(easy.get(), bytes.data(), bytes.size(), &n);
-    if (rc == CURLE_OK) {
+    if (const std::size_t n = conn->send(bytes); n > 0) {
       bytes.remove_prefix(n);
       continue;
     }
-    if (rc != CURLE_AGAIN)
-      throw Error(ErrorCode::Transport, "writing to " + server + ": " + curl_easy_strerror(rc));
     // Keep reading while the peer is not taking our bytes: it may be waiting for us to read.
     short revents = 0;
     wait(POLLIN | POLLOUT, -1, revents);
@@ -317,7 +310,7 @@ Received WebSocket::receive(Message& out, std::chrono::milliseconds timeout) {
 
 void WebSocket::close(std::uint16_t code, std::string_view reason) {
   Impl& s = *m_impl;
-  if (!s.easy) return;
+  if (!s.conn) return;
   try {
     if (!s.close_sent && !s.eof) {
       std::string payload;
@@ -336,7 +329,7 @@ void WebSocket::close(std::uint16_t code, std::string_view reason) {
   } catch (const Error&) {
     // closing never fails: the connection is dropped below either way
   }
-  s.easy.reset();
+  s.conn.reset();
 }
 
 std::uint16_t WebSocket::close_code() const { return m_impl->close_code; }

@@ -1,10 +1,10 @@
 #pragma once
 /// A WebSocket client (RFC 6455) to the API server, for the subresources that stream both
-/// ways (pods/portforward). The connection is made by libcurl with the Transport's cluster
-/// settings — TLS with the CA and client certificate as memory blobs, insecure-skip-tls-verify,
-/// tls-server-name, proxy-url — and its credentials (token, exec plugin, basic auth; a 401
-/// refreshes them once, as Transport does). curl stops after TCP and TLS (CURLOPT_CONNECT_ONLY);
-/// this class writes the HTTP/1.1 upgrade and the frames itself.
+/// ways (pods/portforward). The connection is the Transport's (Transport::connect: its cluster
+/// settings — the CA and client certificate parsed once, insecure-skip-tls-verify,
+/// tls-server-name, proxy-url — and its credentials: token, exec plugin, basic auth; a 401
+/// refreshes them once, as Transport does); this class writes the HTTP/1.1 upgrade and the
+/// frames itself.
 ///
 /// Handshake: GET with `Upgrade: websocket`, a random 16-byte Sec-WebSocket-Key and the offered
 /// subprotocols; only `101` with `Sec-WebSocket-Accept` = base64(SHA-1(key + RFC GUID)) and a

@@ -1,5 +1,5 @@
-// The WebSocket opening handshake: a curl connection with the cluster's TLS settings
-// (CURLOPT_CONNECT_ONLY: TCP, proxy tunnel and TLS only), then our own HTTP/1.1 upgrade.
+// The WebSocket opening handshake: a connection from the Transport (TCP, proxy tunnel and TLS
+// with the cluster's settings), then our own HTTP/1.1 upgrade on it.
 
 #include <poll.h>
 
@@ -17,13 +17,6 @@ namespace {
 constexpr std::size_t k_max_head = 64u << 10;
 constexpr std::size_t k_max_error_body = 1u << 20;
 
-/// curl_global_init before the first curl call (Transport initialises libcurl only with its
-/// first request, which may not have happened yet).
-void ensure_curl() {
-  static const CURLcode init = curl_global_init(CURL_GLOBAL_DEFAULT);
-  (void)init;
-}
-
 std::string lower(std::string s) {
   for (char& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
   return s;
@@ -34,120 +27,6 @@ std::string trim(std::string_view s) {
   while (!s.empty() && (s.back() == ' ' || s.back() == '\t' || s.back() == '\r'))
     s.remove_suffix(1);
   return std::string(s);
-}
-
-void set_blob(CURL* h, CURLoption opt, const std::string& pem) {
-  curl_blob blob{const_cast<char*>(pem.data()), pem.size(), CURL_BLOB_COPY};
-  curl_easy_setopt(h, opt, &blob);
-}
-
-bool is_tls_failure(CURLcode c) {
-  return c == CURLE_PEER_FAILED_VERIFICATION || c == CURLE_SSL_CACERT_BADFILE ||
-         c == CURLE_SSL_CERTPROBLEM || c == CURLE_SSL_CONNECT_ERROR;
-}
-
-/// Where curl connects: the URL (with the tls-server-name as host when one is set, as
-/// Transport does, so SNI and verification use it), the CONNECT_TO entry that sends that name
-/// to the server's address, and the Host header.
-struct Route {
-  std::string url;
-  std::string connect_to;
-  std::string host_header;
-};
-
-struct UrlFree {
-  void operator()(CURLU* u) const { curl_url_cleanup(u); }
-};
-struct CurlStringFree {
-  void operator()(char* p) const { curl_free(p); }
-};
-struct SlistFree {
-  void operator()(curl_slist* l) const { curl_slist_free_all(l); }
-};
-using CurlString = std::unique_ptr<char, CurlStringFree>;
-
-/// A part of a URL (host, port) as curl parses it; empty when absent or malformed.
-std::string url_part(const std::string& url, CURLUPart part) {
-  std::unique_ptr<CURLU, UrlFree> u(curl_url());
-  char* text = nullptr;
-  if (!u || curl_url_set(u.get(), CURLUPART_URL, url.c_str(), 0) != CURLUE_OK) return {};
-  curl_url_get(u.get(), part, &text, CURLU_DEFAULT_PORT);
-  const CurlString owned(text);
-  return owned ? std::string(owned.get()) : std::string();
-}
-
-Route route_for(const RestConfig& cfg) {
-  Route r{cfg.server, "", ""};
-  const std::string host = url_part(cfg.server, CURLUPART_HOST);
-  const std::string port = url_part(cfg.server, CURLUPART_PORT);
-  if (host.empty() || port.empty()) return r;
-  r.host_header = host + ":" + port;
-  if (!cfg.tls_server_name.empty()) {
-    r.connect_to = cfg.tls_server_name + ":" + port + ":" + host + ":" + port;
-    r.url = "https://" + cfg.tls_server_name + ":" + port;
-    r.host_header = cfg.tls_server_name + ":" + port;
-  }
-  return r;
-}
-
-/// The TLS and proxy settings of the cluster, as Transport sets them for its requests.
-void configure_tls(CURL* h, const RestConfig& cfg, const AuthMaterial& auth) {
-  if (!cfg.ca_pem.empty()) set_blob(h, CURLOPT_CAINFO_BLOB, cfg.ca_pem);
-  if (cfg.insecure) {
-    curl_easy_setopt(h, CURLOPT_SSL_VERIFYPEER, 0L);
-    curl_easy_setopt(h, CURLOPT_SSL_VERIFYHOST, 0L);
-  }
-  if (!auth.client_cert_pem.empty()) {
-    set_blob(h, CURLOPT_SSLCERT_BLOB, auth.client_cert_pem);
-    curl_easy_setopt(h, CURLOPT_SSLCERTTYPE, "PEM");
-    set_blob(h, CURLOPT_SSLKEY_BLOB, auth.client_key_pem);
-    curl_easy_setopt(h, CURLOPT_SSLKEYTYPE, "PEM");
-  }
-  if (!cfg.proxy_url.empty()) {
-    curl_easy_setopt(h, CURLOPT_PROXY, cfg.proxy_url.c_str());
-    curl_easy_setopt(h, CURLOPT_HTTPPROXYTUNNEL, 1L);
-  }
-}
-
-/// Connects (TCP, proxy, TLS) as Transport would for a request to this server.
-std::unique_ptr<WebSocket::Impl> connect(const RestConfig& cfg, const AuthMaterial& auth,
-                                         const Route& route, const std::string& target) {
-  auto s = std::make_unique<WebSocket::Impl>();
-  s->server = cfg.server;
-  s->easy.reset(curl_easy_init());
-  CURL* h = s->easy.get();
-  if (!h) throw Error(ErrorCode::Internal, "curl_easy_init failed");
-  curl_easy_setopt(h, CURLOPT_URL, route.url.c_str());
-  curl_easy_setopt(h, CURLOPT_CONNECT_ONLY, 1L);
-  curl_easy_setopt(h, CURLOPT_HTTP_VERSION, static_cast<long>(CURL_HTTP_VERSION_1_1));
-  curl_easy_setopt(h, CURLOPT_NOSIGNAL, 1L);
-  curl_easy_setopt(h, CURLOPT_TCP_KEEPALIVE, 1L);
-  curl_easy_setopt(h, CURLOPT_TCP_NODELAY, 1L);
-  curl_easy_setopt(h, CURLOPT_CONNECTTIMEOUT_MS,
-                   static_cast<long>(k_websocket_handshake_timeout.count()));
-  configure_tls(h, cfg, auth);
-  std::unique_ptr<curl_slist, SlistFree> connect_to;
-  if (!route.connect_to.empty()) {
-    connect_to.reset(curl_slist_append(nullptr, route.connect_to.c_str()));
-    curl_easy_setopt(h, CURLOPT_CONNECT_TO, connect_to.get());
-  }
-  char errbuf[CURL_ERROR_SIZE] = {0};
-  curl_easy_setopt(h, CURLOPT_ERRORBUFFER, errbuf);
-  const CURLcode rc = curl_easy_perform(h);
-  curl_easy_setopt(h, CURLOPT_ERRORBUFFER, nullptr);
-  if (rc != CURLE_OK) {
-    const std::string why = errbuf[0] ? errbuf : curl_easy_strerror(rc);
-    if (is_tls_failure(rc))
-      throw Error(ErrorCode::Transport, "TLS handshake with " + cfg.server + " failed: " + why +
-                                            " (check certificate-authority in the kubeconfig)");
-    throw Error(ErrorCode::Transport, "GET " + cfg.server + target + ": " + why);
-  }
-  curl_socket_t sock = CURL_SOCKET_BAD;
-  curl_easy_getinfo(h, CURLINFO_ACTIVESOCKET, &sock);
-  if (sock == CURL_SOCKET_BAD)
-    throw Error(ErrorCode::Internal, "curl has no socket for " + cfg.server);
-  s->sock = static_cast<int>(sock);
-  return s;
 }
 
 /// The parsed answer to the upgrade request.
@@ -235,17 +114,16 @@ std::string check_upgrade(const Head& head, const std::string& key,
   return chosen;
 }
 
-std::string upgrade_request(const std::string& target, const Route& route, const std::string& key,
-                            const std::vector<std::string>& protocols, const AuthMaterial& auth) {
-  std::string req = "GET " + target + " HTTP/1.1\r\nHost: " + route.host_header +
-                    "\r\nUpgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Key: " + key +
-                    "\r\nSec-WebSocket-Version: 13\r\nUser-Agent: ejob/0.1.0\r\n";
+std::string upgrade_request(const RawConnection& conn, const std::string& target,
+                            const std::string& key, const std::vector<std::string>& protocols) {
+  std::string req = conn.request_head("GET", target) +
+                    "Upgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Key: " + key +
+                    "\r\nSec-WebSocket-Version: 13\r\n";
   if (!protocols.empty()) {
     req += "Sec-WebSocket-Protocol: ";
     for (std::size_t i = 0; i < protocols.size(); ++i) req += (i ? ", " : "") + protocols[i];
     req += "\r\n";
   }
-  if (!auth.authorization.empty()) req += "Authorization: " + auth.authorization + "\r\n";
   return req + "\r\n";
 }
 
@@ -253,16 +131,15 @@ std::string upgrade_request(const std::string& target, const Route& route, const
 
 std::unique_ptr<WebSocket> WebSocket::open(Transport& transport, const std::string& target,
                                            const std::vector<std::string>& protocols) {
-  ensure_curl();
-  const RestConfig& cfg = transport.config();
-  const Route route = route_for(cfg);
-  const std::string where = "GET " + cfg.server + target;
+  const std::string where = "GET " + transport.config().server + target;
   for (int attempt = 0;; ++attempt) {
-    const AuthMaterial auth = transport.credentials().current();
     const auto deadline = Clock::now() + k_websocket_handshake_timeout;
-    std::unique_ptr<Impl> s = connect(cfg, auth, route, target);
+    auto s = std::make_unique<Impl>();
+    s->server = transport.config().server;
+    s->conn = transport.connect(target, k_websocket_handshake_timeout);
+    s->sock = s->conn->socket();
     const std::string key = base64_encode(random_bytes(16));
-    s->send_raw(upgrade_request(target, route, key, protocols, auth));
+    s->send_raw(upgrade_request(*s->conn, target, key, protocols));
     const Head head = read_head(*s, deadline, where);
     if (head.status == 101) {
       s->protocol = check_upgrade(head, key, protocols, where);

@@ -2,8 +2,6 @@
 /// The state behind a WebSocket, shared by websocket.cpp (frames, session) and
 /// websocket_handshake.cpp (connection, upgrade). Not for use outside those two files.
 
-#include <curl/curl.h>
-
 #include <chrono>
 #include <memory>
 #include <optional>
@@ -15,17 +13,12 @@ namespace ejob::kubeapi {
 
 using Clock = std::chrono::steady_clock;
 
-struct CurlEasyDeleter {
-  void operator()(CURL* h) const { curl_easy_cleanup(h); }
-};
-using CurlEasyPtr = std::unique_ptr<CURL, CurlEasyDeleter>;
-
 struct WebSocket::Impl {
-  CurlEasyPtr easy;      ///< owns the connection; reset = connection dropped
-  int sock = -1;         ///< the connection's socket (CURLINFO_ACTIVESOCKET)
-  std::string server;    ///< the API server's URL, for messages
-  std::string protocol;  ///< the chosen subprotocol
-  std::string in;        ///< bytes received; those from in_pos on are not parsed yet
+  std::unique_ptr<RawConnection> conn;  ///< reset = connection dropped
+  int sock = -1;                        ///< the connection's socket
+  std::string server;                   ///< the API server's URL, for messages
+  std::string protocol;                 ///< the chosen subprotocol
+  std::string in;                       ///< bytes received; those from in_pos on are not parsed yet
   std::size_t in_pos = 0;
   std::string fragments;  ///< the message being reassembled
   MessageType fragment_type = MessageType::Binary;

@@ -20,7 +20,8 @@ Test control (no auth, never faulted, not counted), all JSON:
   POST /_test/tokens {token: user|null}
   POST /_test/logs {namespace, pod, container, lines:[{time, text}], previous:[..], done}
   POST /_test/pod-phase {namespace, name, phase, exitCode}
-  POST /_test/config {crd_establish_delay, bookmark_interval, evict_blocked:[pod names]}
+  POST /_test/config {crd_establish_delay, bookmark_interval, evict_blocked:[pod names],
+                      path_prefix: API paths only under it, as behind a proxy ("/k8s/clusters/c-1")}
   POST /_test/compact             forget watch history (older resourceVersions get 410)
   POST /_test/sync                wait until the ElasticJob controller is idle
   GET  /_test/objects             every stored object
@@ -101,7 +102,7 @@ class Server(ThreadingHTTPServer):
         self.tokens = {"admin-token": "admin", "viewer-token": "viewer"}
         self.logs = {}
         self.websocket_closes = []
-        self.config = {"bookmark_interval": 1.0, "evict_blocked": []}
+        self.config = {"bookmark_interval": 1.0, "evict_blocked": [], "path_prefix": ""}
         self.stopping = threading.Event()
         self.controller = controller.Controller(self.store)
         ctx = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
@@ -207,6 +208,14 @@ class Handler(BaseHTTPRequestHandler):
     def dispatch(self):
         url = urllib.parse.urlsplit(self.path)
         self.__dict__.pop("_body", None)  # the handler lives as long as the connection
+        path, outside = url.path, False
+        prefix = self.server.config["path_prefix"]
+        if prefix and not path.startswith("/_test/"):
+            # A proxy in front of the API server (Rancher's /k8s/clusters/ID): only its paths
+            # reach the server, without the prefix; others are not found.
+            outside = path != prefix and not path.startswith(prefix + "/")
+            path = path if outside else path[len(prefix):] or "/"
+        url = url._replace(path=path)
         self.url_path = url.path
         self.query = {k: v[-1] for k, v in urllib.parse.parse_qs(url.query, keep_blank_values=True).items()}
         self.fault = None
@@ -229,6 +238,8 @@ class Handler(BaseHTTPRequestHandler):
                 self.drop()
             else:
                 self.fault = fault
+                if outside:
+                    raise ApiError(404, "NotFound", "the server could not find the requested resource")
                 self.user = self.authenticate()
                 routes.api(self)
                 if fault == "drop_after":
