@@ -1,14 +1,18 @@
-/// `ejob port-forward POD [LOCAL:]REMOTE [-n NS] [--address ADDR]`: what `kubectl port-forward`
-/// does for one port, over WebSocket (src/kubeapi/port_forward.hpp): listens on ADDR:LOCAL
-/// (LOCAL empty or 0: a free port; REMOTE alone: the same number), prints
-/// `Forwarding from ADDR:LOCAL -> REMOTE`, and forwards every connection to the pod's port
-/// until SIGINT or SIGTERM. A connection that fails is reported on stderr; the others go on.
+/// `ejob port-forward [pod/]POD [LOCAL:]REMOTE... [-n NS] [--address ADDR]`: what
+/// `kubectl port-forward` does, over WebSocket (src/kubeapi/port_forward.hpp): for each port
+/// pair, listens on ADDR:LOCAL (LOCAL empty or 0: a free port; REMOTE alone: the same number)
+/// and prints `Forwarding from ADDR:LOCAL -> REMOTE`, then forwards every connection to the
+/// pod's port until SIGINT or SIGTERM. A local port that cannot be bound fails the command
+/// before anything is forwarded. A connection that fails is reported on stderr; the others go
+/// on.
 
 #include "ejob/kubeapi/port_forward.hpp"
 
 #include <csignal>
 #include <iostream>
+#include <memory>
 #include <mutex>
+#include <vector>
 
 #include "ejob/cli/commands.hpp"
 #include "ejob/cli/job.hpp"
@@ -21,7 +25,7 @@ namespace {
 struct PortForwardFlags {
   KubeFlags kube;
   std::string pod;
-  std::string ports;
+  std::vector<std::string> ports;
   std::string address = "127.0.0.1";
 };
 
@@ -72,32 +76,50 @@ class StopSignals {
   sigset_t m_old;
 };
 
+/// The pod's name from POD, pod/POD or pods/POD (kubectl's TYPE/NAME, for pods only).
+std::string pod_name(const std::string& arg) {
+  const std::size_t slash = arg.find('/');
+  if (slash == std::string::npos) return arg;
+  const std::string type = arg.substr(0, slash);
+  if ((type != "pod" && type != "pods" && type != "po") || slash + 1 == arg.size())
+    throw Error(ErrorCode::Usage, "port-forward: \"" + arg +
+                                      "\" is not a pod (POD or pod/POD; ejob forwards to pods)");
+  return arg.substr(slash + 1);
+}
+
 void run_port_forward(const PortForwardFlags& f) {
-  const auto [local, remote] = parse_ports(f.ports);
+  const std::string pod = pod_name(f.pod);
+  std::vector<std::pair<int, int>> pairs;
+  for (const std::string& spec : f.ports) pairs.push_back(parse_ports(spec));
   const std::string ns =
       f.kube.name_space.empty() ? std::string(k_job_namespace) : f.kube.name_space;
   KubeSession session = open_session(f.kube);
-  session.client->get(session.client->resource("v1", "Pod"), ns, f.pod);  // NotFound names it
-  StopSignals signals;  // before the forwarder's threads start, so they inherit the mask
+  session.client->get(session.client->resource("v1", "Pod"), ns, pod);  // NotFound names it
+  StopSignals signals;  // before the forwarders' threads start, so they inherit the mask
   std::mutex err_mutex;
-  kubeapi::PortForwarder forwarder(
-      *session.transport, {ns, f.pod, remote, local, f.address, [&](const std::string& message) {
-                             std::lock_guard lock(err_mutex);
-                             std::cerr << "ejob: port-forward: " << message << std::endl;
-                           }});
-  std::cout << "Forwarding from " << f.address << ":" << forwarder.local_port() << " -> " << remote
-            << std::endl;
+  const auto report = [&](const std::string& message) {
+    std::lock_guard lock(err_mutex);
+    std::cerr << "ejob: port-forward: " << message << std::endl;
+  };
+  std::vector<std::unique_ptr<kubeapi::PortForwarder>> forwarders;
+  for (const auto& [local, remote] : pairs)
+    forwarders.push_back(std::make_unique<kubeapi::PortForwarder>(
+        *session.transport, kubeapi::ForwardSpec{ns, pod, remote, local, f.address, report}));
+  for (std::size_t i = 0; i < pairs.size(); ++i)
+    std::cout << "Forwarding from " << f.address << ":" << forwarders[i]->local_port() << " -> "
+              << pairs[i].second << std::endl;
   signals.wait();
-  forwarder.stop();
+  for (auto& forwarder : forwarders) forwarder->stop();
 }
 
 }  // namespace
 
 void register_port_forward(CLI::App& app) {
   auto flags = std::make_shared<PortForwardFlags>();
-  CLI::App* cmd = app.add_subcommand("port-forward", "Forward a local port to a pod's port");
-  cmd->add_option("pod", flags->pod, "Pod name (e.g. a job's etcd pod)")->required();
-  cmd->add_option("ports", flags->ports, "[LOCAL:]REMOTE (LOCAL empty or 0: a free port)")
+  CLI::App* cmd = app.add_subcommand("port-forward", "Forward local ports to a pod's ports");
+  cmd->add_option("pod", flags->pod, "Pod name or pod/NAME (e.g. a job's etcd pod)")->required();
+  cmd->add_option("ports", flags->ports,
+                  "[LOCAL:]REMOTE, one or more (LOCAL empty or 0: a free port)")
       ->required();
   add_kube_flags(*cmd, flags->kube);
   cmd->add_option("--address", flags->address, "Local IPv4 address to listen on");

@@ -246,6 +246,7 @@ class EchoServer:
     def __init__(self):
         self.sock = socket.create_server(("127.0.0.1", 0))
         self.port = self.sock.getsockname()[1]
+        self.accepted = 0
         self.threads = [threading.Thread(target=self.accept, daemon=True)]
         self.threads[0].start()
 
@@ -255,6 +256,7 @@ class EchoServer:
                 conn, _ = self.sock.accept()
             except OSError:
                 return
+            self.accepted += 1
             t = threading.Thread(target=self.echo, args=(conn,), daemon=True)
             self.threads.append(t)
             t.start()
@@ -290,8 +292,9 @@ class PortForwardTest(Base):
         self.echo = EchoServer()
         self.addCleanup(self.echo.stop)
 
-    def make_pod(self, name, target=None):
+    def make_pod(self, name, target=None, more=None):
         annotations = {f"test.ejob.dev/port-forward-8080": str(target)} if target else {}
+        annotations.update({f"test.ejob.dev/port-forward-{p}": str(t) for p, t in (more or {}).items()})
         pod = {"apiVersion": "v1", "kind": "Pod",
                "metadata": {"name": name, "namespace": "default", "annotations": annotations},
                "spec": {"containers": [{"name": "etcd", "image": "etcd"}]}}
@@ -348,6 +351,31 @@ class PortForwardTest(Base):
                          f'portforward in network namespace "/var/run/netns/cni-{uid}": failed to connect to '
                          f'localhost:8080 inside namespace "{uid}", IPv4: dial tcp4 127.0.0.1:8080: connect: '
                          f"connection refused IPv6 dial tcp6 [::1]:8080: connect: connection refused \n")
+
+    def test_ejob_port_forward_several_ports_and_pod_slash_name(self):
+        other = EchoServer()
+        self.addCleanup(other.stop)
+        self.make_pod("etcd-0", self.echo.port, {9090: other.port})
+        p, port = self.start(EJOB, "port-forward", "pod/etcd-0", ":8080", "0:9090", "-n", "default")
+        m = re.match(r"Forwarding from 127\.0\.0\.1:(\d+) -> 9090$", p.stdout.readline().strip())
+        self.assertIsNotNone(m)
+        self.assertEqual(self.exchange(port, b"to 8080"), b"to 8080")
+        self.assertEqual(self.exchange(int(m.group(1)), b"to 9090"), b"to 9090")
+        self.assertEqual((self.echo.accepted, other.accepted), (1, 1))
+        p.send_signal(signal.SIGINT)
+        self.assertEqual(p.wait(timeout=30), 0)
+        self.assertEqual(p.stderr.read(), "")
+
+    def test_ejob_port_forward_a_taken_local_port_forwards_nothing(self):
+        self.make_pod("etcd-0", self.echo.port)
+        with socket.create_server(("127.0.0.1", 0)) as taken:
+            busy = taken.getsockname()[1]
+            p = self.ejob("port-forward", "etcd-0", "8080", f"{busy}:8080", "-n", "default", ok=False)
+        self.assertEqual((p.returncode, p.stdout, p.stderr),
+                         (3, "", f"ejob: error: cannot listen on 127.0.0.1:{busy}: Address already in use\n"))
+        p = self.ejob("port-forward", "svc/etcd", "8080", "-n", "default", ok=False)
+        self.assertEqual((p.returncode, p.stderr), (2, 'ejob: error: port-forward: "svc/etcd" is not a pod '
+                                                       "(POD or pod/POD; ejob forwards to pods)\n"))
 
     def test_kubectl_port_forward_round_trip(self):
         # kubectl speaks SPDY/3.1 (tests/kube/spdy.py); the pod's port is the same echo server.
