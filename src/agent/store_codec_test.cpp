@@ -25,6 +25,6 @@ TEST_CASE("store codec: decoding round-trips and rejects non-base64") {
     b64decode("abc");
     FAIL("no error");
   } catch (const ejob::Error& e) {
-    CHECK(e.message() == "not base64: 'abc'");
+    CHECK(e.message() == "not base64: 'abc' (illegal base64 data at input byte 0)");
   }
 }

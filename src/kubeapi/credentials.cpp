@@ -3,6 +3,7 @@
 #include <fstream>
 #include <sstream>
 
+#include "ejob/util/base64.hpp"
 #include "ejob/util/error.hpp"
 
 namespace ejob::kubeapi {
@@ -54,7 +55,7 @@ AuthMaterial Credentials::current() {
   } else if (!m_cfg.token.empty()) {
     out.authorization = "Bearer " + m_cfg.token;
   } else if (!m_cfg.username.empty()) {
-    out.authorization = "Basic " + encode_base64(m_cfg.username + ":" + m_cfg.password);
+    out.authorization = "Basic " + base64_encode(m_cfg.username + ":" + m_cfg.password);
   }
   return out;
 }

@@ -10,6 +10,7 @@
 #include <ctime>
 #include <nlohmann/json.hpp>
 
+#include "ejob/util/base64.hpp"
 #include "ejob/util/error.hpp"
 
 extern char** environ;
@@ -42,7 +43,7 @@ std::string exec_info(const RestConfig& cfg, bool interactive) {
   json spec = {{"interactive", interactive}};
   if (cfg.exec->provide_cluster_info) {
     json cluster = {{"server", cfg.server}};
-    if (!cfg.ca_pem.empty()) cluster["certificate-authority-data"] = encode_base64(cfg.ca_pem);
+    if (!cfg.ca_pem.empty()) cluster["certificate-authority-data"] = base64_encode(cfg.ca_pem);
     if (cfg.insecure) cluster["insecure-skip-tls-verify"] = true;
     if (!cfg.tls_server_name.empty()) cluster["tls-server-name"] = cfg.tls_server_name;
     if (!cfg.proxy_url.empty()) cluster["proxy-url"] = cfg.proxy_url;
@@ -178,28 +179,6 @@ std::optional<std::chrono::system_clock::time_point> parse_rfc3339(const std::st
   // Far-future expiries are clamped: system_clock counts nanoseconds and ends in 2262.
   const time_t t = std::min<time_t>(timegm(&tm), 4102444800 /* 2100-01-01 */);
   return std::chrono::system_clock::from_time_t(t - offset);
-}
-
-std::string encode_base64(std::string_view bytes) {
-  static constexpr char k_alphabet[] =
-      "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
-  std::string out;
-  size_t i = 0;
-  for (; i + 2 < bytes.size(); i += 3) {
-    const unsigned v = (static_cast<unsigned char>(bytes[i]) << 16) |
-                       (static_cast<unsigned char>(bytes[i + 1]) << 8) |
-                       static_cast<unsigned char>(bytes[i + 2]);
-    for (int s = 18; s >= 0; s -= 6) out += k_alphabet[(v >> s) & 63];
-  }
-  if (i < bytes.size()) {
-    unsigned v = static_cast<unsigned char>(bytes[i]) << 16;
-    if (i + 1 < bytes.size()) v |= static_cast<unsigned char>(bytes[i + 1]) << 8;
-    out += k_alphabet[(v >> 18) & 63];
-    out += k_alphabet[(v >> 12) & 63];
-    out += i + 1 < bytes.size() ? k_alphabet[(v >> 6) & 63] : '=';
-    out += '=';
-  }
-  return out;
 }
 
 }  // namespace ejob::kubeapi

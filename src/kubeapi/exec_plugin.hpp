@@ -33,7 +33,4 @@ ExecCredential run_exec_plugin(const RestConfig& cfg, Terminal terminal);
 /// Parses an RFC 3339 timestamp ("2024-01-02T03:04:05Z", fractions and offsets allowed).
 std::optional<std::chrono::system_clock::time_point> parse_rfc3339(const std::string& text);
 
-/// Encodes bytes as standard base64 with padding.
-std::string encode_base64(std::string_view bytes);
-
 }  // namespace ejob::kubeapi

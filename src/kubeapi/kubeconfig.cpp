@@ -6,6 +6,7 @@
 #include <fstream>
 #include <sstream>
 
+#include "ejob/util/base64.hpp"
 #include "ejob/util/error.hpp"
 
 extern char** environ;
@@ -19,6 +20,7 @@ namespace fs = std::filesystem;
 struct Named {
   YAML::Node node;
   fs::path dir;
+  fs::path file;  ///< the kubeconfig file it came from, for messages
 };
 
 /// The merge of every kubeconfig file: first definition of a name wins.
@@ -49,12 +51,13 @@ std::string scalar(const YAML::Node& node, const char* key) {
   return v && v.IsScalar() ? v.as<std::string>() : std::string();
 }
 
-void merge_list(const YAML::Node& list, const char* inner, const fs::path& dir,
+void merge_list(const YAML::Node& list, const char* inner, const fs::path& file,
                 std::map<std::string, Named>& into) {
   if (!list || !list.IsSequence()) return;
   for (const YAML::Node& item : list) {
     const std::string name = scalar(item, "name");
-    if (!name.empty() && !into.count(name)) into.emplace(name, Named{item[inner], dir});
+    if (!name.empty() && !into.count(name))
+      into.emplace(name, Named{item[inner], file.parent_path(), file});
   }
 }
 
@@ -68,10 +71,9 @@ void merge_file(const fs::path& path, Merged& merged) {
                 Location{path.string(), e.mark.line + 1, e.mark.column + 1, {}});
   }
   if (!root.IsMap()) return;
-  const fs::path dir = path.parent_path();
-  merge_list(root["clusters"], "cluster", dir, merged.clusters);
-  merge_list(root["users"], "user", dir, merged.users);
-  merge_list(root["contexts"], "context", dir, merged.contexts);
+  merge_list(root["clusters"], "cluster", path, merged.clusters);
+  merge_list(root["users"], "user", path, merged.users);
+  merge_list(root["contexts"], "context", path, merged.contexts);
   if (merged.current_context.empty()) merged.current_context = scalar(root, "current-context");
   merged.origin += (merged.origin.empty() ? "" : ":") + path.string();
 }
@@ -116,11 +118,16 @@ std::string data_or_file(const Named& entry, const char* key) {
   const std::string data_key = std::string(key) + "-data";
   const std::string data = scalar(entry.node, data_key.c_str());
   if (!data.empty()) {
-    auto decoded = decode_base64(data);
-    if (!decoded)
+    std::string error;
+    std::string decoded = base64_decode(data, error);
+    if (!error.empty()) {
+      const YAML::Mark mark = entry.node[data_key].Mark();
       throw Error(ErrorCode::Input,
-                  std::string("kubeconfig: ") + data_key + " is not valid base64");
-    return *decoded;
+                  "kubeconfig " + entry.file.string() + ": " + data_key + " is not valid base64 (" +
+                      error + ")",
+                  Location{entry.file.string(), mark.line + 1, mark.column + 1, {}});
+    }
+    return decoded;
   }
   const std::string file = scalar(entry.node, key);
   if (file.empty()) return {};
@@ -262,42 +269,6 @@ RestConfig load_in_cluster(const Environment& env) {
     if (!trimmed.empty()) cfg.namespace_name = trimmed;
   }
   return cfg;
-}
-
-std::optional<std::string> decode_base64(std::string_view text) {
-  std::string out;
-  unsigned buffer = 0;
-  int bits = 0;
-  int padding = 0;
-  for (char c : text) {
-    int v;
-    if (c >= 'A' && c <= 'Z')
-      v = c - 'A';
-    else if (c >= 'a' && c <= 'z')
-      v = c - 'a' + 26;
-    else if (c >= '0' && c <= '9')
-      v = c - '0' + 52;
-    else if (c == '+')
-      v = 62;
-    else if (c == '/')
-      v = 63;
-    else if (c == '=') {
-      ++padding;
-      continue;
-    } else if (std::isspace(static_cast<unsigned char>(c)))
-      continue;
-    else
-      return std::nullopt;
-    if (padding) return std::nullopt;  // data after '='
-    buffer = (buffer << 6) | static_cast<unsigned>(v);
-    bits += 6;
-    if (bits >= 8) {
-      bits -= 8;
-      out += static_cast<char>((buffer >> bits) & 0xff);
-    }
-  }
-  if (padding > 2) return std::nullopt;
-  return out;
 }
 
 }  // namespace ejob::kubeapi

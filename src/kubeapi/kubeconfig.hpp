@@ -75,7 +75,4 @@ RestConfig load_config(const ConfigFlags& flags, const Environment& env);
 /// namespace from the service-account directory. Throws ejob::Error(Input) when incomplete.
 RestConfig load_in_cluster(const Environment& env);
 
-/// Decodes standard base64 (whitespace ignored); nullopt when malformed.
-std::optional<std::string> decode_base64(std::string_view text);
-
 }  // namespace ejob::kubeapi

@@ -16,6 +16,7 @@
 
 #include "ejob/kubeapi/api_error.hpp"
 #include "ejob/kubeapi/client.hpp"
+#include "ejob/util/base64.hpp"
 #include "kube/test_server.hpp"
 
 using namespace ejob;
@@ -136,7 +137,7 @@ TEST_CASE("transport: exec plugin credentials are cached until they expire and r
   auto info = nlohmann::json::parse(slurp(plugin + ".info"));
   CHECK(info["spec"]["interactive"] == false);
   CHECK(info["spec"]["cluster"]["server"] == server.url());
-  CHECK(decode_base64(info["spec"]["cluster"]["certificate-authority-data"].get<std::string>()) ==
+  CHECK(base64_decode(info["spec"]["cluster"]["certificate-authority-data"].get<std::string>()) ==
         slurp(server.dir() + "/ca.crt"));
   // Revoke the cached token: the 401 makes the client run the plugin again.
   server.control("tokens", {{"exec-1", nullptr}});

@@ -11,6 +11,7 @@
 #include <optional>
 
 #include "ejob/kubeapi/websocket_impl.hpp"
+#include "ejob/util/base64.hpp"
 #include "ejob/util/error.hpp"
 
 namespace ejob::kubeapi {
@@ -73,15 +74,6 @@ std::string websocket_accept(std::string_view key) {
   unsigned int len = 0;
   EVP_Digest(text.data(), text.size(), digest, &len, EVP_sha1(), nullptr);
   return base64_encode(std::string_view(reinterpret_cast<const char*>(digest), len));
-}
-
-std::string base64_encode(std::string_view bytes) {
-  std::string out(4 * ((bytes.size() + 2) / 3) + 1, '\0');
-  const int n = EVP_EncodeBlock(reinterpret_cast<unsigned char*>(out.data()),
-                                reinterpret_cast<const unsigned char*>(bytes.data()),
-                                static_cast<int>(bytes.size()));
-  out.resize(static_cast<std::size_t>(n));
-  return out;
 }
 
 std::string random_bytes(std::size_t n) {

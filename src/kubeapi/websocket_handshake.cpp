@@ -9,6 +9,7 @@
 #include "ejob/kubeapi/api_error.hpp"
 #include "ejob/kubeapi/websocket.hpp"
 #include "ejob/kubeapi/websocket_impl.hpp"
+#include "ejob/util/base64.hpp"
 #include "ejob/util/error.hpp"
 
 namespace ejob::kubeapi {

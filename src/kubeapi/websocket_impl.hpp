@@ -51,8 +51,6 @@ struct WebSocket::Impl {
   [[noreturn]] void fail(const std::string& what);
 };
 
-/// Standard base64 with padding.
-std::string base64_encode(std::string_view bytes);
 /// `n` bytes from the cryptographic random generator.
 std::string random_bytes(std::size_t n);
 

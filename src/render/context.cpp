@@ -7,6 +7,7 @@
 #include "ejob/render/glob.hpp"
 #include "ejob/render/go_fmt.hpp"
 #include "ejob/render/semver.hpp"
+#include "ejob/util/base64.hpp"
 #include "ejob/util/error.hpp"
 
 namespace ejob::render {
@@ -130,15 +131,6 @@ class CapabilitiesObject : public StructObject {
                                                    {"GoVersion", Value::string("go1.24")}})}}) {}
 };
 
-std::string base64(std::string_view data) {
-  std::string out(4 * ((data.size() + 2) / 3), '\0');
-  int n = EVP_EncodeBlock(reinterpret_cast<unsigned char*>(out.data()),
-                          reinterpret_cast<const unsigned char*>(data.data()),
-                          static_cast<int>(data.size()));
-  out.resize(static_cast<size_t>(n));
-  return out;
-}
-
 std::string base_name(const std::string& path) {
   size_t slash = path.rfind('/');
   return slash == std::string::npos ? path : path.substr(slash + 1);
@@ -173,7 +165,7 @@ class FilesObject : public Object {
       Map m;
       for (const auto& [path, data] : m_files)
         m.insert_or_assign(base_name(path),
-                           Value::string(name == "AsConfig" ? data : base64(data)));
+                           Value::string(name == "AsConfig" ? data : base64_encode(data)));
       return Value::string(yaml_of(std::move(m)));
     }
     const std::string& arg = string_arg(name, args);

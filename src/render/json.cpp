@@ -6,33 +6,12 @@
 #include "ejob/render/funcs.hpp"
 #include "ejob/render/go_fmt.hpp"
 #include "ejob/render/go_strconv.hpp"
+#include "ejob/util/base64.hpp"
 
 namespace ejob::render::json {
 namespace {
 
 constexpr char k_hex[] = "0123456789abcdef";
-
-std::string base64(std::string_view raw) {
-  static constexpr char k_alphabet[] =
-      "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
-  std::string out;
-  size_t i = 0;
-  for (; i + 2 < raw.size(); i += 3) {
-    auto n = static_cast<uint32_t>(static_cast<unsigned char>(raw[i])) << 16 |
-             static_cast<uint32_t>(static_cast<unsigned char>(raw[i + 1])) << 8 |
-             static_cast<unsigned char>(raw[i + 2]);
-    for (int s = 18; s >= 0; s -= 6) out += k_alphabet[(n >> s) & 63];
-  }
-  if (i < raw.size()) {
-    uint32_t n = static_cast<uint32_t>(static_cast<unsigned char>(raw[i])) << 16;
-    if (i + 1 < raw.size()) n |= static_cast<uint32_t>(static_cast<unsigned char>(raw[i + 1])) << 8;
-    out += k_alphabet[(n >> 18) & 63];
-    out += k_alphabet[(n >> 12) & 63];
-    out += i + 1 < raw.size() ? k_alphabet[(n >> 6) & 63] : '=';
-    out += '=';
-  }
-  return out;
-}
 
 class Encoder {
  public:
@@ -50,7 +29,7 @@ class Encoder {
       case GoType::Uint8: out += std::to_string(v.as_int()); return;
       case GoType::Float64: float64(v.as_float()); return;
       case GoType::String: out += quote(v.as_string(), m_html); return;
-      case GoType::Bytes: (out += '"') += base64(v.as_string()) += '"'; return;
+      case GoType::Bytes: (out += '"') += base64_encode(v.as_string()) += '"'; return;
       case GoType::ListAny:
       case GoType::ListString:
       case GoType::ListInt:

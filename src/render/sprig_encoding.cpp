@@ -14,8 +14,6 @@ namespace {
 
 using P = Param;
 
-constexpr std::string_view k_b64 =
-    "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
 constexpr std::string_view k_b32 = "ABCDEFGHIJKLMNOPQRSTUVWXYZ234567";
 
 std::array<uint8_t, 256> decode_map(std::string_view alphabet) {
@@ -27,95 +25,11 @@ std::array<uint8_t, 256> decode_map(std::string_view alphabet) {
   return m;
 }
 
-struct CorruptInput {
-  size_t offset;
-};
-
-/// One base64 quantum (Go's decodeQuantum for a padded, non-strict encoding).
-size_t b64_quantum(std::string& dst, std::string_view src, size_t si) {
-  static const auto dmap = decode_map(k_b64);
-  std::array<uint32_t, 4> dbuf{};
-  size_t dlen = 4;
-  for (size_t j = 0; j < 4; ++j) {
-    if (src.size() == si) {
-      if (j == 0) return si;
-      throw CorruptInput{si - j};
-    }
-    unsigned char in = static_cast<unsigned char>(src[si++]);
-    if (dmap[in] != 0xFF) {
-      dbuf[j] = dmap[in];
-      continue;
-    }
-    if (in == '\n' || in == '\r') {
-      --j;
-      continue;
-    }
-    if (in != '=' || j < 2) throw CorruptInput{si - 1};
-    if (j == 2) {
-      while (si < src.size() && (src[si] == '\n' || src[si] == '\r')) ++si;
-      if (si == src.size()) throw CorruptInput{src.size()};
-      if (src[si] != '=') throw CorruptInput{si - 1};
-      ++si;
-    }
-    while (si < src.size() && (src[si] == '\n' || src[si] == '\r')) ++si;
-    std::optional<size_t> trailing;
-    if (si < src.size()) trailing = si;
-    dlen = j;
-    uint32_t val = dbuf[0] << 18 | dbuf[1] << 12 | dbuf[2] << 6 | dbuf[3];
-    dst.push_back(static_cast<char>(val >> 16));
-    if (dlen == 3) dst.push_back(static_cast<char>(val >> 8));
-    if (trailing) throw CorruptInput{*trailing};
-    return si;
-  }
-  uint32_t val = dbuf[0] << 18 | dbuf[1] << 12 | dbuf[2] << 6 | dbuf[3];
-  dst.push_back(static_cast<char>(val >> 16));
-  dst.push_back(static_cast<char>(val >> 8));
-  dst.push_back(static_cast<char>(val));
-  (void)dlen;
-  return si;
-}
-
 std::string b64_decode(std::string_view src) {
   std::string error;
   std::string out = base64_decode(src, error);
   return error.empty() ? out : error;
 }
-
-}  // namespace
-
-std::string base64_decode(std::string_view src, std::string& error) {
-  std::string out;
-  try {
-    size_t si = 0;
-    while (si < src.size()) si = b64_quantum(out, src, si);
-  } catch (const CorruptInput& e) {
-    error = "illegal base64 data at input byte " + std::to_string(e.offset);
-  }
-  return out;
-}
-
-std::string base64_encode(std::string_view src) {
-  std::string out;
-  size_t i = 0;
-  for (; i + 3 <= src.size(); i += 3) {
-    uint32_t v = static_cast<unsigned char>(src[i]) << 16 |
-                 static_cast<unsigned char>(src[i + 1]) << 8 |
-                 static_cast<unsigned char>(src[i + 2]);
-    for (int s = 18; s >= 0; s -= 6) out.push_back(k_b64[(v >> s) & 0x3F]);
-  }
-  size_t rem = src.size() - i;
-  if (rem > 0) {
-    uint32_t v = static_cast<unsigned char>(src[i]) << 16;
-    if (rem == 2) v |= static_cast<unsigned char>(src[i + 1]) << 8;
-    out.push_back(k_b64[(v >> 18) & 0x3F]);
-    out.push_back(k_b64[(v >> 12) & 0x3F]);
-    out.push_back(rem == 2 ? k_b64[(v >> 6) & 0x3F] : '=');
-    out.push_back('=');
-  }
-  return out;
-}
-
-namespace {
 
 std::string b64_encode(std::string_view src) { return base64_encode(src); }
 

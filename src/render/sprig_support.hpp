@@ -13,6 +13,7 @@
 
 #include "ejob/render/funcs.hpp"
 #include "ejob/render/value.hpp"
+#include "ejob/util/base64.hpp"  // base64_encode/decode, as Go's StdEncoding
 
 namespace ejob::render::sprig {
 
@@ -60,13 +61,6 @@ std::optional<List> slice_elements(const Value& v);
 /// Sprig's strslice: slice elements (nil skipped) or the value itself through strval; nil
 /// gives no strings.
 std::vector<std::string> to_string_slice(const Value& v);
-
-/// encoding/base64 StdEncoding.EncodeToString.
-std::string base64_encode(std::string_view src);
-
-/// StdEncoding.DecodeString; on failure `error` gets Go's message
-/// (`illegal base64 data at input byte N`) and the bytes decoded so far are returned.
-std::string base64_decode(std::string_view src, std::string& error);
 
 /// reflect.DeepEqual for two interface values.
 bool deep_equal(const Value& a, const Value& b);

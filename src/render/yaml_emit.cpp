@@ -10,6 +10,7 @@
 #include "ejob/render/json.hpp"
 #include "ejob/render/yaml_emitter.hpp"
 #include "ejob/render/yaml_scalar.hpp"
+#include "ejob/util/base64.hpp"
 
 namespace ejob::render {
 namespace {
@@ -134,22 +135,6 @@ YNode to_node(const Value& v) {
   return n;
 }
 
-std::string base64(std::string_view raw) {
-  static constexpr char k_alphabet[] =
-      "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
-  std::string out;
-  for (size_t i = 0; i < raw.size(); i += 3) {
-    uint32_t n = static_cast<uint32_t>(static_cast<unsigned char>(raw[i])) << 16;
-    if (i + 1 < raw.size()) n |= static_cast<uint32_t>(static_cast<unsigned char>(raw[i + 1])) << 8;
-    if (i + 2 < raw.size()) n |= static_cast<unsigned char>(raw[i + 2]);
-    out += k_alphabet[(n >> 18) & 63];
-    out += k_alphabet[(n >> 12) & 63];
-    out += i + 1 < raw.size() ? k_alphabet[(n >> 6) & 63] : '=';
-    out += i + 2 < raw.size() ? k_alphabet[n & 63] : '=';
-  }
-  return out;
-}
-
 // go-yaml v3 encodes the Go value itself (no JSON step): numbers keep their Go type.
 YNode to_node_v3(const Value& v) {
   YNode n;
@@ -170,7 +155,7 @@ YNode to_node_v3(const Value& v) {
         // Invalid UTF-8 cannot be written as text: v3 writes it base64-encoded as !!binary.
         n.kind = YNode::Tagged;
         n.tag = "!!binary";
-        n.text = base64(v.as_string());
+        n.text = base64_encode(v.as_string());
       }
       break;
     case GoType::Bytes:

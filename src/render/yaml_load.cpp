@@ -11,6 +11,7 @@
 #include "ejob/render/yaml_errors.hpp"
 #include "ejob/render/yaml_fast.hpp"
 #include "ejob/render/yaml_scalar.hpp"
+#include "ejob/util/base64.hpp"
 #include "ejob/util/error.hpp"
 
 namespace ejob::render {
@@ -39,46 +40,6 @@ std::string json_clean(const std::string& s) {
   return out;
 }
 
-std::string base64_decode(const std::string& in, bool& ok) {
-  std::string out;
-  uint32_t acc = 0;
-  int bits = 0;
-  size_t pad = 0;
-  for (char c : in) {
-    int v;
-    if (c >= 'A' && c <= 'Z')
-      v = c - 'A';
-    else if (c >= 'a' && c <= 'z')
-      v = c - 'a' + 26;
-    else if (c >= '0' && c <= '9')
-      v = c - '0' + 52;
-    else if (c == '+')
-      v = 62;
-    else if (c == '/')
-      v = 63;
-    else if (c == '=') {
-      ++pad;
-      continue;
-    } else if (c == '\n' || c == '\r') {
-      continue;
-    } else {
-      ok = false;
-      return {};
-    }
-    if (pad) {
-      ok = false;
-      return {};
-    }
-    acc = acc << 6 | static_cast<uint32_t>(v);
-    bits += 6;
-    if (bits >= 8) {
-      bits -= 8;
-      out += static_cast<char>((acc >> bits) & 0xFF);
-    }
-  }
-  return out;
-}
-
 // A scalar as go-yaml v2 decodes it into interface{}, before the JSON round trip.
 yaml::Resolved resolve_scalar(const YAML::Node& n, std::string& str) {
   const std::string& tag = n.Tag();
@@ -92,9 +53,9 @@ yaml::Resolved resolve_scalar(const YAML::Node& n, std::string& str) {
     return {};  // a local tag: go-yaml keeps the text
   if (short_tag == "str" || short_tag == "timestamp") return {};
   if (short_tag == "binary") {
-    bool ok = true;
-    str = base64_decode(str, ok);
-    if (!ok) throw ConvertError{"yaml: !!binary value contains invalid base64 data", n.Mark()};
+    std::optional<std::string> bytes = base64_decode(str);
+    if (!bytes) throw ConvertError{"yaml: !!binary value contains invalid base64 data", n.Mark()};
+    str = std::move(*bytes);
     return {};
   }
   yaml::Resolved r = yaml::resolve_plain(str);
