@@ -41,23 +41,6 @@ void civil_from_days(int64_t z, int64_t& y, int& m, int& d) {
   y = yoe + era * 400 + (m <= 2);
 }
 
-/// time's quote(): ASCII printable as is, `"` and `\` escaped, other bytes as \xNN.
-std::string quote(std::string_view s) {
-  static constexpr char k_hex[] = "0123456789abcdef";
-  std::string out = "\"";
-  for (unsigned char c : s) {
-    if (c >= 0x80 || c < ' ') {
-      out += "\\x";
-      out += k_hex[c >> 4];
-      out += k_hex[c & 0xF];
-    } else {
-      if (c == '"' || c == '\\') out += '\\';
-      out += static_cast<char>(c);
-    }
-  }
-  return out + "\"";
-}
-
 uint32_t be32(const std::string& d, size_t at) {
   return static_cast<uint32_t>(static_cast<unsigned char>(d[at])) << 24 |
          static_cast<uint32_t>(static_cast<unsigned char>(d[at + 1])) << 16 |
@@ -442,6 +425,22 @@ std::optional<int64_t> parse_duration(std::string_view s, std::string& error) {
   if (neg) return static_cast<int64_t>(0 - d);
   if (d > k_limit - 1) return invalid();
   return static_cast<int64_t>(d);
+}
+
+std::string layout::quote(std::string_view s) {
+  static constexpr char k_hex[] = "0123456789abcdef";
+  std::string out = "\"";
+  for (unsigned char c : s) {
+    if (c >= 0x80 || c < ' ') {
+      out += "\\x";
+      out += k_hex[c >> 4];
+      out += k_hex[c & 0xF];
+    } else {
+      if (c == '"' || c == '\\') out += '\\';
+      out += static_cast<char>(c);
+    }
+  }
+  return out + "\"";
 }
 
 }  // namespace ejob::render::gotime

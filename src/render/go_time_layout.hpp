@@ -3,9 +3,14 @@
 /// Internal to go_time*.cpp.
 
 #include <array>
+#include <string>
 #include <string_view>
 
 namespace ejob::render::gotime::layout {
+
+/// time's quote() for error texts: ASCII printable as is, `"` and `\` escaped, other bytes
+/// as \xNN.
+std::string quote(std::string_view s);
 
 enum Std : int {
   kNone = 0,

@@ -16,22 +16,6 @@ constexpr std::array<std::string_view, 12> k_long_months = {
 constexpr std::array<std::string_view, 7> k_long_days = {
     "Sunday", "Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday"};
 
-std::string quote(std::string_view s) {
-  static constexpr char k_hex[] = "0123456789abcdef";
-  std::string out = "\"";
-  for (unsigned char c : s) {
-    if (c >= 0x80 || c < ' ') {
-      out += "\\x";
-      out += k_hex[c >> 4];
-      out += k_hex[c & 0xF];
-    } else {
-      if (c == '"' || c == '\\') out += '\\';
-      out += static_cast<char>(c);
-    }
-  }
-  return out + "\"";
-}
-
 struct Bad {};
 
 /// getnum: one or two digits (exactly two when fixed).

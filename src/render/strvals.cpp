@@ -40,24 +40,6 @@ std::string quote(std::string_view s) { return go_quote(s); }
   throw Panic{fmt::format("interface conversion: interface {{}} is {}, not {}", have, want)};
 }
 
-void encode_utf8(char32_t r, std::string& out) {
-  if (r < 0x80) {
-    out += static_cast<char>(r);
-  } else if (r < 0x800) {
-    out += static_cast<char>(0xC0 | (r >> 6));
-    out += static_cast<char>(0x80 | (r & 0x3F));
-  } else if (r < 0x10000) {
-    out += static_cast<char>(0xE0 | (r >> 12));
-    out += static_cast<char>(0x80 | ((r >> 6) & 0x3F));
-    out += static_cast<char>(0x80 | (r & 0x3F));
-  } else {
-    out += static_cast<char>(0xF0 | (r >> 18));
-    out += static_cast<char>(0x80 | ((r >> 12) & 0x3F));
-    out += static_cast<char>(0x80 | ((r >> 6) & 0x3F));
-    out += static_cast<char>(0x80 | (r & 0x3F));
-  }
-}
-
 /// Decodes one UTF-8 rune at `s[pos]`; invalid bytes decode as U+FFFD of width 1 (Go's rule).
 char32_t decode_rune(std::string_view s, size_t pos, size_t& width) {
   auto b = static_cast<unsigned char>(s[pos]);
@@ -184,7 +166,7 @@ class Parser {
           return out;
         }
       }
-      encode_utf8(r, out.text);
+      go::append_rune(out.text, r);
     }
   }
 
@@ -585,7 +567,7 @@ class JsonDecoder {
         m_pos += 2;
         char32_t r2 = hex4();
         if (r2 >= 0xDC00 && r2 < 0xE000) {
-          encode_utf8(0x10000 + ((r - 0xD800) << 10) + (r2 - 0xDC00), out);
+          go::append_rune(out, 0x10000 + ((r - 0xD800) << 10) + (r2 - 0xDC00));
           return;
         }
         m_pos = save;
@@ -594,7 +576,7 @@ class JsonDecoder {
     } else if (r >= 0xDC00 && r < 0xE000) {
       r = 0xFFFD;
     }
-    encode_utf8(r, out);
+    go::append_rune(out, r);
   }
 
   std::string_view m_s;
