@@ -11,6 +11,7 @@
 
 #include "ejob/render/go_fmt.hpp"
 #include "ejob/render/json.hpp"
+#include "ejob/render/schema_format.hpp"
 #include "ejob/util/error.hpp"
 
 namespace ejob::render {
@@ -457,6 +458,9 @@ class Validator {
     if (const Value* p = get(s, "pattern");
         p != nullptr && p->is_string() && !search(p->as_string(), str))
       add(r, ctx, "Does not match pattern '" + p->as_string() + "'");
+    if (const Value* f = get(s, "format");
+        f != nullptr && f->is_string() && !string_has_format(f->as_string(), str))
+      add(r, ctx, "Does not match format '" + f->as_string() + "'");
     ++r.score;
   }
 
@@ -485,6 +489,9 @@ class Validator {
       add(r, ctx, "Must be greater than or equal to " + number_text(*min));
     if (xmin != nullptr && x <= number_of(*xmin))
       add(r, ctx, "Must be greater than " + number_text(*xmin));
+    if (const Value* f = get(s, "format");
+        f != nullptr && f->is_string() && !number_has_format(f->as_string()))
+      add(r, ctx, "Does not match format '" + f->as_string() + "'");
     ++r.score;
   }
 

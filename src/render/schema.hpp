@@ -12,7 +12,8 @@
 ///   - replicas: Invalid type. Expected: integer, given: string
 ///   - (root): image is required
 ///
-/// Not implemented: `format` (gojsonschema checks formats such as email or date-time).
+/// `format` is checked as gojsonschema checks it (schema_format.hpp), except email and
+/// idn-email.
 /// Where gojsonschema walks Go maps (sibling properties, extra keys, patternProperties) its
 /// order is random; ours is sorted by name.
 

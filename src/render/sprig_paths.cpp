@@ -7,6 +7,7 @@
 #include <string_view>
 
 #include "ejob/render/go_strconv.hpp"
+#include "ejob/render/go_url.hpp"
 #include "ejob/render/sprig_support.hpp"
 
 namespace ejob::render::sprig {
@@ -380,3 +381,16 @@ void register_sprig_paths(FuncMap& map, const std::shared_ptr<const Env>& /*env*
 }
 
 }  // namespace ejob::render::sprig
+
+namespace ejob::render::go {
+
+std::optional<ParsedUrl> parse_url(std::string_view raw) {
+  try {
+    sprig::Url u = sprig::parse_url(raw);
+    return ParsedUrl{std::move(u.scheme), std::move(u.path)};
+  } catch (const sprig::UrlError&) {
+    return std::nullopt;
+  }
+}
+
+}  // namespace ejob::render::go
