@@ -12,8 +12,7 @@
 ///   - replicas: Invalid type. Expected: integer, given: string
 ///   - (root): image is required
 ///
-/// `format` is checked as gojsonschema checks it (schema_format.hpp), except email and
-/// idn-email.
+/// `format` is checked as gojsonschema checks it (schema_format.hpp).
 /// Where gojsonschema walks Go maps (sibling properties, extra keys, patternProperties) its
 /// order is random; ours is sorted by name.
 

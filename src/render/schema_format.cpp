@@ -6,6 +6,7 @@
 #include <optional>
 #include <string>
 
+#include "ejob/render/go_mail.hpp"
 #include "ejob/render/go_time.hpp"
 #include "ejob/render/go_url.hpp"
 
@@ -203,7 +204,8 @@ bool string_has_format(std::string_view format, std::string_view text) {
   if (format == "regex") return is_regex(text);
   if (format == "json-pointer") return matches(k_pointer, text);
   if (format == "relative-json-pointer") return matches(k_relative, text);
-  return true;  // email, idn-email (not checked, see the header) and unknown formats
+  if (format == "email" || format == "idn-email") return go::parses_as_address(text);
+  return true;  // a format gojsonschema does not know
 }
 
 bool number_has_format(std::string_view format) {

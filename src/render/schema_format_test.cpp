@@ -23,9 +23,13 @@ TEST_CASE("schema format: the checks behind each name") {
   CHECK(string_has_format("regex", "a\\\\Cb"));
 }
 
-TEST_CASE("schema format: email is not checked, unknown formats pass, numbers fail known ones") {
-  CHECK(string_has_format("email", "not an address"));
-  CHECK(string_has_format("idn-email", ""));
+TEST_CASE("schema format: email is mail.ParseAddress, unknown formats pass, numbers fail") {
+  CHECK(string_has_format("email", "a.b@example.com"));
+  CHECK(string_has_format("email", "Ann Lee <ann@example.com>"));
+  CHECK(string_has_format("idn-email", "jos\xc3\xa9@b\xc3\xbc" "cher.example"));
+  CHECK_FALSE(string_has_format("email", "not an address"));
+  CHECK_FALSE(string_has_format("email", "a..b@example.com"));
+  CHECK_FALSE(string_has_format("idn-email", ""));
   CHECK(string_has_format("my-format", "x"));
   CHECK_FALSE(number_has_format("email"));
   CHECK_FALSE(number_has_format("date"));
