@@ -26,7 +26,9 @@ TEST_CASE("schema format: the checks behind each name") {
 TEST_CASE("schema format: email is mail.ParseAddress, unknown formats pass, numbers fail") {
   CHECK(string_has_format("email", "a.b@example.com"));
   CHECK(string_has_format("email", "Ann Lee <ann@example.com>"));
-  CHECK(string_has_format("idn-email", "jos\xc3\xa9@b\xc3\xbc" "cher.example"));
+  CHECK(string_has_format("idn-email",
+                          "jos\xc3\xa9@b\xc3\xbc"
+                          "cher.example"));
   CHECK_FALSE(string_has_format("email", "not an address"));
   CHECK_FALSE(string_has_format("email", "a..b@example.com"));
   CHECK_FALSE(string_has_format("idn-email", ""));
