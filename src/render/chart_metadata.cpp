@@ -24,15 +24,6 @@ struct TypeError {
                               json_kind_name(v), field, go_type)};
 }
 
-bool equal_fold(std::string_view a, std::string_view b) {
-  if (a.size() != b.size()) return false;
-  for (size_t i = 0; i < a.size(); ++i)
-    if (std::tolower(static_cast<unsigned char>(a[i])) !=
-        std::tolower(static_cast<unsigned char>(b[i])))
-      return false;
-  return true;
-}
-
 /// A scalar as sigs.k8s.io/yaml writes it into a Go string field.
 void to_string_field(const Value& v, std::string_view field, std::string& out) {
   switch (v.type()) {
@@ -79,7 +70,7 @@ void for_fields(const Value& v, std::string_view type, std::initializer_list<std
         fmt::format("json: cannot unmarshal {} into Go value of type {}", json_kind_name(v), type)};
   for (const auto& [key, value] : v.as_map())
     for (std::string_view tag : tags)
-      if (key == tag || equal_fold(key, tag)) {
+      if (key == tag || go::equal_fold_ascii(key, tag)) {
         set(tag, value);
         break;
       }

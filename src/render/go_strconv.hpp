@@ -25,6 +25,13 @@ Rune decode_rune(std::string_view s);
 /// utf8.AppendRune: invalid runes (surrogates, > U+10FFFF) are written as U+FFFD.
 void append_rune(std::string& out, char32_t r);
 
+/// strconv's unhex: the value of a hexadecimal digit (either case), -1 for any other byte.
+int unhex(char c);
+
+/// ASCII-only strings.EqualFold: equal after folding A-Z to a-z (what Go's own parsers use
+/// for fixed names: time zones, charsets, "inf"/"nan", struct tags).
+bool equal_fold_ascii(std::string_view a, std::string_view b);
+
 /// utf8.RuneCountInString: each invalid byte counts as one rune.
 size_t rune_count(std::string_view s);
 

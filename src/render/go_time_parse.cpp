@@ -1,6 +1,7 @@
 // time.ParseInLocation (Go 1.19 format.go parse), on the layout tokenizer of go_time_layout.hpp.
 #include <array>
 
+#include "ejob/render/go_strconv.hpp"
 #include "ejob/render/go_time.hpp"
 #include "ejob/render/go_time_layout.hpp"
 
@@ -57,22 +58,11 @@ int64_t go_atoi(std::string_view s) {
   return neg ? -x : x;
 }
 
-bool equal_fold(std::string_view a, std::string_view b) {
-  if (a.size() != b.size()) return false;
-  for (size_t i = 0; i < a.size(); ++i) {
-    char x = a[i], y = b[i];
-    if (x >= 'A' && x <= 'Z') x = static_cast<char>(x + 32);
-    if (y >= 'A' && y <= 'Z') y = static_cast<char>(y + 32);
-    if (x != y) return false;
-  }
-  return true;
-}
-
 template <size_t N>
 int lookup(const std::array<std::string_view, N>& tab, std::string_view& s, size_t len) {
   for (size_t i = 0; i < N; ++i) {
     std::string_view name = len ? tab[i].substr(0, len) : tab[i];
-    if (s.size() >= name.size() && equal_fold(s.substr(0, name.size()), name)) {
+    if (s.size() >= name.size() && go::equal_fold_ascii(s.substr(0, name.size()), name)) {
       s.remove_prefix(name.size());
       return static_cast<int>(i);
     }

@@ -141,18 +141,11 @@ class Parser {
     return Value::list(std::move(items));
   }
 
-  static int hex_value(char c) {
-    if (c >= '0' && c <= '9') return c - '0';
-    if (c >= 'a' && c <= 'f') return c - 'a' + 10;
-    if (c >= 'A' && c <= 'F') return c - 'A' + 10;
-    return -1;
-  }
-
   // Reads \uXXXX after the backslash-u; returns the code unit.
   char32_t hex4() {
     char32_t r = 0;
     for (int k = 0; k < 4; ++k, ++m_i) {
-      int h = m_i < m_s.size() ? hex_value(m_s[m_i]) : -1;
+      int h = m_i < m_s.size() ? go::unhex(m_s[m_i]) : -1;
       if (h < 0) fail(cur_or_space(), "in \\u hexadecimal character escape");
       r = r << 4 | static_cast<char32_t>(h);
     }

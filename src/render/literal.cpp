@@ -8,13 +8,6 @@
 
 namespace ejob::render {
 
-static int hex_digit(char c) {
-  if (c >= '0' && c <= '9') return c - '0';
-  if (c >= 'a' && c <= 'f') return c - 'a' + 10;
-  if (c >= 'A' && c <= 'F') return c - 'A' + 10;
-  return -1;
-}
-
 /// strconv.UnquoteChar: decodes one (possibly escaped) character of s at `at`. Returns false
 /// on invalid syntax. `multibyte` tells whether the result is a rune (vs a single byte \x/\ooo).
 bool unquote_char(std::string_view s, size_t& at, char quote, char32_t& r, bool& as_byte) {
@@ -56,7 +49,7 @@ bool unquote_char(std::string_view s, size_t& at, char quote, char32_t& r, bool&
       if (at + n > s.size()) return false;
       uint32_t v = 0;
       for (size_t i = 0; i < n; ++i) {
-        int d = hex_digit(s[at + i]);
+        int d = go::unhex(s[at + i]);
         if (d < 0) return false;
         v = v << 4 | static_cast<uint32_t>(d);
       }
@@ -159,7 +152,7 @@ bool parse_integer(std::string_view s, bool is_signed, int64_t& i, uint64_t& u) 
       seen_underscore = true;
       continue;
     }
-    int d = hex_digit(c);
+    int d = go::unhex(c);
     if (d < 0 || d >= base) return false;
     if (v > (UINT64_MAX - static_cast<uint64_t>(d)) / static_cast<uint64_t>(base)) return false;
     v = v * static_cast<uint64_t>(base) + static_cast<uint64_t>(d);

@@ -115,23 +115,16 @@ struct UrlError {
   bool whole_url = false;  ///< the error names the URL with its fragment (setFragment's errors)
 };
 
-int hex_value(char c) {
-  if (c >= '0' && c <= '9') return c - '0';
-  if (c >= 'a' && c <= 'f') return c - 'a' + 10;
-  if (c >= 'A' && c <= 'F') return c - 'A' + 10;
-  return -1;
-}
-
 std::string unescape(std::string_view s, Enc mode) {
   std::string out;
   for (size_t i = 0; i < s.size(); ++i) {
     char c = s[i];
     if (c == '%') {
-      if (i + 2 >= s.size() || hex_value(s[i + 1]) < 0 || hex_value(s[i + 2]) < 0) {
+      if (i + 2 >= s.size() || go::unhex(s[i + 1]) < 0 || go::unhex(s[i + 2]) < 0) {
         throw UrlError{"invalid URL escape " + go::quote(s.substr(i, 3))};
       }
-      int hi = hex_value(s[i + 1]);
-      int lo = hex_value(s[i + 2]);
+      int hi = go::unhex(s[i + 1]);
+      int lo = go::unhex(s[i + 2]);
       // In a host only non-ASCII bytes may be percent-encoded (and %25 for zones).
       if (mode == Enc::Host && hi < 8 && s.substr(i, 3) != "%25") {
         throw UrlError{"invalid URL escape " + go::quote(s.substr(i, 3))};

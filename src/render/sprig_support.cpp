@@ -140,14 +140,6 @@ std::optional<int64_t> parse_go_int(std::string_view s, int base) {
 
 namespace {
 
-bool equal_fold(std::string_view a, std::string_view b) {
-  if (a.size() != b.size()) return false;
-  for (size_t i = 0; i < a.size(); ++i) {
-    if ((a[i] | 0x20) != (b[i] | 0x20)) return false;
-  }
-  return true;
-}
-
 /// Go's float literal syntax (strconv readFloat), without underscores.
 bool valid_float_syntax(std::string_view s) {
   size_t i = 0;
@@ -192,10 +184,10 @@ std::optional<double> parse_go_float(std::string_view s) {
     neg = body[0] == '-';
     body.remove_prefix(1);
   }
-  if (equal_fold(body, "inf") || equal_fold(body, "infinity")) {
+  if (go::equal_fold_ascii(body, "inf") || go::equal_fold_ascii(body, "infinity")) {
     return neg ? -std::numeric_limits<double>::infinity() : std::numeric_limits<double>::infinity();
   }
-  if (equal_fold(s, "nan")) return std::numeric_limits<double>::quiet_NaN();
+  if (go::equal_fold_ascii(s, "nan")) return std::numeric_limits<double>::quiet_NaN();
   std::string clean;
   for (char c : s) {
     if (c != '_') clean.push_back(c);
