@@ -5,6 +5,7 @@
 #include <array>
 #include <optional>
 #include <string>
+#include <utility>
 
 #include "ejob/render/go_mail.hpp"
 #include "ejob/render/go_time.hpp"
@@ -166,52 +167,58 @@ bool is_regex(std::string_view text) {
   return RE2(text, opts).ok();
 }
 
-/// The formats gojsonschema knows, email and idn-email included.
-constexpr std::array<std::string_view, 17> k_known = {"date",
-                                                      "time",
-                                                      "date-time",
-                                                      "hostname",
-                                                      "email",
-                                                      "idn-email",
-                                                      "ipv4",
-                                                      "ipv6",
-                                                      "uri",
-                                                      "uri-reference",
-                                                      "iri",
-                                                      "iri-reference",
-                                                      "uri-template",
-                                                      "uuid",
-                                                      "regex",
-                                                      "json-pointer",
-                                                      "relative-json-pointer"};
+bool is_uuid(std::string_view text) {
+  static const RE2 k_uuid("^[a-f0-9]{8}-[a-f0-9]{4}-[a-f0-9]{4}-[a-f0-9]{4}-[a-f0-9]{12}$");
+  return matches(k_uuid, text);
+}
+
+bool is_json_pointer(std::string_view text) {
+  static const RE2 k_pointer("^(?:/(?:[^~/]|~0|~1)*)*$");
+  return matches(k_pointer, text);
+}
+
+bool is_relative_json_pointer(std::string_view text) {
+  static const RE2 k_relative("^(?:0|[1-9][0-9]*)(?:#|(?:/(?:[^~/]|~0|~1)*)*)$");
+  return matches(k_relative, text);
+}
+
+using Check = bool (*)(std::string_view);
+
+/// gojsonschema's FormatCheckers: every name it knows and the check behind it.
+constexpr std::array<std::pair<std::string_view, Check>, 17> k_checkers = {{
+    {"date", [](std::string_view t) { return parses_as("2006-01-02", t); }},
+    {"time", is_time},
+    {"date-time", is_date_time},
+    {"hostname", is_hostname},
+    {"email", go::parses_as_address},
+    {"idn-email", go::parses_as_address},
+    {"ipv4", [](std::string_view t) { return parse_ip(t) && t.find('.') != t.npos; }},
+    {"ipv6", [](std::string_view t) { return parse_ip(t) && t.find(':') != t.npos; }},
+    {"uri", [](std::string_view t) { return is_uri(t, true); }},
+    {"uri-reference", [](std::string_view t) { return is_uri(t, false); }},
+    {"iri", [](std::string_view t) { return is_uri(t, true); }},
+    {"iri-reference", [](std::string_view t) { return is_uri(t, false); }},
+    {"uri-template", is_uri_template},
+    {"uuid", is_uuid},
+    {"regex", is_regex},
+    {"json-pointer", is_json_pointer},
+    {"relative-json-pointer", is_relative_json_pointer},
+}};
+
+/// The check of a format; nullptr for one gojsonschema does not know.
+Check checker(std::string_view format) {
+  for (const auto& [name, check] : k_checkers)
+    if (name == format) return check;
+  return nullptr;
+}
 
 }  // namespace
 
 bool string_has_format(std::string_view format, std::string_view text) {
-  static const RE2 k_uuid("^[a-f0-9]{8}-[a-f0-9]{4}-[a-f0-9]{4}-[a-f0-9]{4}-[a-f0-9]{12}$");
-  static const RE2 k_pointer("^(?:/(?:[^~/]|~0|~1)*)*$");
-  static const RE2 k_relative("^(?:0|[1-9][0-9]*)(?:#|(?:/(?:[^~/]|~0|~1)*)*)$");
-  if (format == "date") return parses_as("2006-01-02", text);
-  if (format == "time") return is_time(text);
-  if (format == "date-time") return is_date_time(text);
-  if (format == "hostname") return is_hostname(text);
-  if (format == "ipv4") return parse_ip(text) && text.find('.') != std::string_view::npos;
-  if (format == "ipv6") return parse_ip(text) && text.find(':') != std::string_view::npos;
-  if (format == "uri" || format == "iri") return is_uri(text, true);
-  if (format == "uri-reference" || format == "iri-reference") return is_uri(text, false);
-  if (format == "uri-template") return is_uri_template(text);
-  if (format == "uuid") return matches(k_uuid, text);
-  if (format == "regex") return is_regex(text);
-  if (format == "json-pointer") return matches(k_pointer, text);
-  if (format == "relative-json-pointer") return matches(k_relative, text);
-  if (format == "email" || format == "idn-email") return go::parses_as_address(text);
-  return true;  // a format gojsonschema does not know
+  const Check check = checker(format);
+  return check == nullptr || check(text);
 }
 
-bool number_has_format(std::string_view format) {
-  for (std::string_view known : k_known)
-    if (format == known) return false;
-  return true;
-}
+bool number_has_format(std::string_view format) { return checker(format) == nullptr; }
 
 }  // namespace ejob::render
