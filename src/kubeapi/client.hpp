@@ -3,6 +3,7 @@
 /// Every non-2xx answer becomes an ApiError (api_error.hpp). Discovery is cached for the life
 /// of the Client (one run); the core kinds ejob sends are known without asking the server.
 
+#include <atomic>
 #include <functional>
 #include <future>
 #include <map>
@@ -51,6 +52,8 @@ struct WatchOptions {
   std::string label_selector;
   std::string field_selector;
   long timeout_seconds = 300;  ///< per watch request; the watch is renewed until stopped
+  /// When it turns true the watch returns (within about a second), as when on_event says stop.
+  const std::atomic<bool>* cancel = nullptr;
 };
 
 /// One watch event. After a 410 Gone the client re-lists and reports the current objects as
@@ -65,8 +68,11 @@ struct LogOptions {
   bool follow = false;
   bool timestamps = false;
   bool previous = false;
-  std::string since_time;  ///< RFC 3339
-  long tail_lines = -1;    ///< -1 = all
+  std::string since_time;   ///< RFC 3339
+  long tail_lines = -1;     ///< -1 = all
+  long since_seconds = -1;  ///< -1 = not given; excludes since_time
+  /// When it turns true a followed stream ends (within about a second).
+  const std::atomic<bool>* cancel = nullptr;
 };
 
 class Client {

@@ -61,7 +61,13 @@ void Client::watch_once(const ResourceInfo& res, const std::string& ns, WatchOpt
     return true;
   };
   std::string error_body;
-  const long status = m_transport.stream({Method::Get, target}, sink, error_body);
+  Request request{Method::Get, target};
+  request.cancel = options.cancel;
+  const long status = m_transport.stream(request, sink, error_body);
+  if (options.cancel && options.cancel->load()) {
+    stop = true;
+    return;
+  }
   if (status == 410) {
     gone = true;
     return;
@@ -73,7 +79,7 @@ void Client::watch(const ResourceInfo& res, const std::string& ns, WatchOptions 
                    const std::function<bool(const WatchEvent&)>& on_event) {
   bool relist = options.resource_version.empty();
   int broken = 0;
-  while (true) {
+  while (!options.cancel || !options.cancel->load()) {
     if (relist) {
       ListResult current = list(res, ns, {options.label_selector, options.field_selector});
       for (Json& item : current.items)
@@ -107,10 +113,13 @@ void Client::logs(const std::string& ns, const std::string& pod, const LogOption
   if (options.timestamps) add("timestamps", "true");
   if (options.previous) add("previous", "true");
   if (!options.since_time.empty()) add("sinceTime", options.since_time);
+  if (options.since_seconds >= 0) add("sinceSeconds", std::to_string(options.since_seconds));
   if (options.tail_lines >= 0) add("tailLines", std::to_string(options.tail_lines));
   std::string error_body;
-  const long status =
-      m_transport.stream({Method::Get, target + q, "", "", "text/plain"}, sink, error_body);
+  Request request{Method::Get, target + q, "", "", "text/plain"};
+  request.cancel = options.cancel;
+  const long status = m_transport.stream(request, sink, error_body);
+  if (options.cancel && options.cancel->load()) return;
   if (status < 200 || status >= 300) throw error_from_status(status, error_body);
 }
 

@@ -1,5 +1,6 @@
 #include "ejob/kubeapi/client.hpp"
 
+#include <atomic>
 #include <catch2/catch.hpp>
 #include <thread>
 
@@ -186,6 +187,57 @@ TEST_CASE("client: watch survives a truncated stream") {
   writer.join();
   CHECK(seen.front() == "ADDED t1");
   CHECK(seen.back() == "ADDED t2");
+}
+
+TEST_CASE("client: a watch and a followed log end when their cancel flag turns true") {
+  Fixture f;
+  f.client.create(pod("quiet"));
+  std::atomic<bool> cancel{false};
+  std::thread stopper([&] {
+    std::this_thread::sleep_for(std::chrono::milliseconds(300));
+    cancel = true;
+  });
+  std::vector<std::string> seen;
+  WatchOptions w;
+  w.cancel = &cancel;
+  f.client.watch(f.pods, "default", w, [&](const WatchEvent& e) {
+    seen.push_back(e.type + " " + e.object["metadata"]["name"].get<std::string>());
+    return true;  // only the flag ends this watch: nothing else happens on the server
+  });
+  stopper.join();
+  CHECK(seen == std::vector<std::string>{"ADDED quiet"});
+  // A followed log of a container that writes nothing more ends the same way, quietly.
+  cancel = false;
+  std::thread stopper2([&] {
+    std::this_thread::sleep_for(std::chrono::milliseconds(300));
+    cancel = true;
+  });
+  LogOptions o;
+  o.follow = true;
+  o.cancel = &cancel;
+  std::string out;
+  f.client.logs("default", "quiet", o, [&](std::string_view d) {
+    out += d;
+    return true;
+  });
+  stopper2.join();
+  CHECK(out.empty());
+  // sinceSeconds reaches the server.
+  f.server.control(
+      "logs",
+      {{"namespace", "default"},
+       {"pod", "quiet"},
+       {"container", "main"},
+       {"lines",
+        {{{"time", "2020-01-01T00:00:00.000000000Z"}, {"text", "old"}}, {{"text", "new"}}}}});
+  LogOptions recent;
+  recent.since_seconds = 3600;
+  out.clear();
+  f.client.logs("default", "quiet", recent, [&](std::string_view d) {
+    out += d;
+    return true;
+  });
+  CHECK(out == "new\n");
 }
 
 TEST_CASE("client: pod logs with timestamps, tail, sinceTime, follow and previous") {

@@ -79,7 +79,7 @@ struct Attempt {
   long retry_after = -1;      ///< seconds, -1 when absent
   long http_version = 0;      ///< CURLINFO_HTTP_VERSION
   bool delivered = false;     ///< bytes reached the sink
-  bool stopped = false;       ///< the sink asked to stop
+  bool stopped = false;       ///< the sink or the request's cancel flag asked to stop
   std::exception_ptr thrown;  ///< what the sink threw (never let through curl's C frames)
   std::string tls_error;      ///< why the TLS material could not be installed
 };
@@ -91,6 +91,7 @@ struct CallbackState {
   const Sink* sink;
   TlsMaterial* tls;
   const AuthMaterial* auth;
+  const std::atomic<bool>* cancel;
 };
 
 /// CURLOPT_SSL_CTX_FUNCTION: the CAs and client pair parsed once go into curl's new SSL_CTX.
@@ -117,6 +118,14 @@ size_t on_header(char* data, size_t size, size_t n, void* user) {
     }
   }
   return size * n;
+}
+
+/// CURLOPT_XFERINFOFUNCTION of a cancellable stream: non-zero ends the transfer.
+int on_progress(void* user, curl_off_t, curl_off_t, curl_off_t, curl_off_t) {
+  auto* st = static_cast<CallbackState*>(user);
+  if (!st->cancel->load()) return 0;
+  st->attempt->stopped = true;
+  return 1;  // makes curl stop with CURLE_ABORTED_BY_CALLBACK
 }
 
 size_t on_body(char* data, size_t size, size_t n, void* user) {
@@ -408,9 +417,14 @@ struct Transport::Impl {
     const AuthMaterial auth = this->auth();
     EasyPtr h = take();
     Attempt a;
-    CallbackState st{h.get(), &a, sink, tls.get(), &auth};
+    CallbackState st{h.get(), &a, sink, tls.get(), &auth, req.cancel};
     char errbuf[CURL_ERROR_SIZE] = {0};
     configure(h.get(), req, auth, st, sink != nullptr);
+    if (sink && req.cancel) {
+      curl_easy_setopt(h.get(), CURLOPT_XFERINFOFUNCTION, on_progress);
+      curl_easy_setopt(h.get(), CURLOPT_XFERINFODATA, &st);
+      curl_easy_setopt(h.get(), CURLOPT_NOPROGRESS, 0L);
+    }
     SlistPtr hdrs = headers(req, auth);
     curl_easy_setopt(h.get(), CURLOPT_HTTPHEADER, hdrs.get());
     curl_easy_setopt(h.get(), CURLOPT_ERRORBUFFER, errbuf);
@@ -423,7 +437,8 @@ struct Transport::Impl {
     a.curl = curl_easy_perform(h.get());
     curl_easy_getinfo(h.get(), CURLINFO_RESPONSE_CODE, &a.status);
     curl_easy_getinfo(h.get(), CURLINFO_HTTP_VERSION, &a.http_version);
-    if (a.curl == CURLE_WRITE_ERROR && a.stopped) a.curl = CURLE_OK;
+    if ((a.curl == CURLE_WRITE_ERROR || a.curl == CURLE_ABORTED_BY_CALLBACK) && a.stopped)
+      a.curl = CURLE_OK;
     if (a.curl != CURLE_OK) a.curl_error = error_text(a, errbuf);
     curl_easy_setopt(h.get(), CURLOPT_ERRORBUFFER, nullptr);
     debug_line(req, a, start);
@@ -446,7 +461,7 @@ struct Transport::Impl {
     CURL* h = raw->easy.get();
     if (!h) throw Error(ErrorCode::Internal, "curl_easy_init failed");
     Attempt a;
-    CallbackState st{h, &a, nullptr, tls.get(), &auth};
+    CallbackState st{h, &a, nullptr, tls.get(), &auth, nullptr};
     configure_connection(h, base_url, auth, st, timeout);
     curl_easy_setopt(h, CURLOPT_CONNECT_ONLY, 1L);
     curl_easy_setopt(h, CURLOPT_HTTP_VERSION, static_cast<long>(CURL_HTTP_VERSION_1_1));
@@ -516,6 +531,7 @@ struct Transport::Impl {
     bool refreshed = false;
     for (int attempt = 1;; ++attempt) {
       Attempt a = perform(req, sink);
+      if (a.stopped) return a;
       const bool last = attempt >= opts.max_attempts || a.delivered;
       if (a.curl != CURLE_OK) {
         const bool may_retry =

@@ -12,6 +12,7 @@
 /// - a 401 is retried once after Credentials::refresh() (exec plugin re-run, token re-read).
 /// No curl type appears in this header. Nothing logged here contains a header or a body.
 
+#include <atomic>
 #include <chrono>
 #include <functional>
 #include <memory>
@@ -38,6 +39,9 @@ struct Request {
   std::string content_type;
   std::string accept = "application/json";
   Retry retry = Retry::Idempotent;
+  /// Streams only: when it turns true the stream ends as if the server had ended it (curl
+  /// looks at it about once a second while no data comes).
+  const std::atomic<bool>* cancel = nullptr;
 };
 
 /// The HTTP version an answer came over (ALPN decides between 1.1 and 2 on TLS).

@@ -464,6 +464,10 @@ def logs(h, res, ns, name):
         raise ApiError(400, "BadRequest", f'previous terminated container "{container}" in pod "{name}" not found')
     lines = list(log["previous"] if previous else log["lines"])
     since = h.query.get("sinceTime")
+    if h.query.get("sinceSeconds") is not None:
+        since = datetime.datetime.now(datetime.timezone.utc) - datetime.timedelta(
+            seconds=int(h.query["sinceSeconds"]))
+        since = since.strftime("%Y-%m-%dT%H:%M:%S.%fZ")
     if since:
         lines = [ln for ln in lines if parse_time(ln["time"]) >= parse_time(since)]
     tail = h.query.get("tailLines")
@@ -481,21 +485,36 @@ def logs(h, res, ns, name):
         emit(ln)
         if h.fault == "truncate" and i == len(lines) // 2:
             return h.drop()
-    seen = len(log["lines"])
+    # This container's lines: a restart (pod-phase with restarts) makes them "previous" and
+    # starts a new list for the new container, which this stream never shows.
+    own = log["lines"]
+    seen = len(own)
+    restarts = restart_count(pod, container)
     while follow and not h.server.stopping.is_set():
         with h.server.store.changed:
-            if len(log["lines"]) == seen and not log["done"]:
+            if len(own) == seen and not log["done"]:
                 h.server.store.changed.wait(0.5)
-            new = log["lines"][seen:]
-            seen = len(log["lines"])
+            new = own[seen:]
+            seen = len(own)
             done = log["done"]
-            gone = (h.server.store.key(res, ns, name) not in h.server.store.objects)
+            current = h.server.store.objects.get(h.server.store.key(res, ns, name))
+            # The kubelet ends a followed log when the container ends or the pod goes.
+            gone = current is None or current["metadata"]["uid"] != pod["metadata"]["uid"] or \
+                current.get("status", {}).get("phase") in ("Succeeded", "Failed") or \
+                restart_count(current, container) != restarts or log["lines"] is not own
         for ln in new:
             if not since or parse_time(ln["time"]) >= parse_time(since):
                 emit(ln)
         if done or gone:
             break
     h.end_chunked()
+
+
+def restart_count(pod, container):
+    for cs in pod.get("status", {}).get("containerStatuses", []):
+        if cs.get("name") == container:
+            return cs.get("restartCount", 0)
+    return 0
 
 
 def proxy(h, res, ns, target, path):
@@ -545,7 +564,15 @@ def control(h):
             log["done"] = body.get("done", log["done"])
             srv.store.changed.notify_all()
     elif cmd == "pod-phase":
-        srv.controller.set_pod_phase(body["namespace"], body["name"], body["phase"], body.get("exitCode", 0))
+        if body.get("restarts") is not None:  # a new container: the old one's log is "previous"
+            with srv.store.changed:
+                for (ns, pod, container), log in srv.logs.items():
+                    if (ns, pod) == (body["namespace"], body["name"]):
+                        log["previous"], log["lines"] = log["lines"], []
+                srv.store.changed.notify_all()
+        srv.controller.set_pod_phase(body["namespace"], body["name"], body["phase"], body.get("exitCode", 0),
+                                     body.get("reason"), body.get("message"), body.get("disruption"),
+                                     body.get("restarts"))
     elif cmd == "config":
         srv.config.update({k: v for k, v in body.items() if k != "crd_establish_delay"})
         if "crd_establish_delay" in body:
