@@ -24,6 +24,8 @@ void register_list(CLI::App& app);
 void register_delete(CLI::App& app);
 void register_install_crds(CLI::App& app);
 void register_port_forward(CLI::App& app);
+void register_logs(CLI::App& app);
+void register_describe(CLI::App& app);
 
 /// Every subcommand, in the order `ejob --help` lists them.
 // One row per command, so the table reads as one.
@@ -35,6 +37,8 @@ inline constexpr CommandRow k_commands[] = {
     {"values", register_values},
     {"submit", register_submit},
     {"list", register_list},
+    {"logs", register_logs},
+    {"describe", register_describe},
     {"delete", register_delete},
     {"install-crds", register_install_crds},
     {"port-forward", register_port_forward},

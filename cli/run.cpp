@@ -42,7 +42,7 @@ std::vector<std::string> take_trailing_args() {
 }
 
 int run(int argc, char** argv) {
-  CLI::App app{"ejob: run elastic PyTorch training jobs on Kubernetes, or locally"};
+  CLI::App app{"ejob: run elastic PyTorch training jobs on Kubernetes, or locally", "ejob"};
   app.require_subcommand(1);
   app.set_version_flag("--version", "ejob 0.1.0");
   for (const CommandRow& row : commands_for(argc, argv)) row.add(app);

@@ -16,6 +16,7 @@ import socket
 import subprocess
 import sys
 import tempfile
+import time
 import threading
 import unittest
 import urllib.request
@@ -157,8 +158,9 @@ class SubmitTest(Base):
         self.assertEqual(json.loads(self.ejob("list", "-o", "json").stdout)["items"][0]["metadata"]["name"], "bert")
         out = self.ejob("delete", "bert", "--wait").stdout
         self.assertEqual(out, 'elasticjob.elastic.pytorch.org "bert" deleted\n')
+        # Events stay, as in Kubernetes (not owned; they expire after the server's event TTL).
         left = [o["kind"] + "/" + o["metadata"]["name"] for o in self.server.objects()
-                if o["metadata"].get("namespace") == "elastic-job"]
+                if o["metadata"].get("namespace") == "elastic-job" and o["kind"] != "Event"]
         self.assertEqual(left, [])
         p = self.ejob("delete", "bert", ok=False)
         self.assertEqual((p.returncode, p.stderr), (8, 'ejob: error: elasticjob "bert" not found in namespace elastic-job\n'))
@@ -408,6 +410,198 @@ class PortForwardTest(Base):
         p = self.ejob("port-forward", "nope", "8080:0", "-n", "default", ok=False)
         self.assertEqual((p.returncode, p.stderr),
                          (2, 'ejob: error: port-forward: "8080:0" is not a port number (1 to 65535)\n'))
+
+
+def section(text, title):
+    """The indented lines under `title:` in `ejob describe` output."""
+    lines = text.splitlines()
+    start = lines.index(title + ":") + 1
+    end = start
+    while end < len(lines) and lines[end].startswith("  "):
+        end += 1
+    return lines[start:end]
+
+
+class LogsDescribeTest(Base):
+    """`ejob logs` and `ejob describe` of a submitted job, the test server's controller making
+    the worker pods and the test playing the kubelet (log lines, phases, restarts)."""
+
+    NS = "elastic-job"
+    CONTAINER = "elasticjob-worker"
+
+    def submit(self, name="bert", workers="1:3"):
+        self.install_crds()
+        self.ejob("submit", "--name", name, "--exact-name", "--image", "worker:1", "--workers", workers,
+                  "--", "train.py")
+        self.server.ctl("sync")
+
+    def say(self, pod, *lines, previous=()):
+        self.server.ctl("logs", {"namespace": self.NS, "pod": pod, "container": self.CONTAINER,
+                                 "lines": [{"text": t} for t in lines],
+                                 "previous": [{"text": t} for t in previous]})
+
+    def pod_phase(self, pod, phase, **extra):
+        self.server.ctl("pod-phase", dict({"namespace": self.NS, "name": pod, "phase": phase}, **extra))
+
+    def scale(self, name, replicas):
+        self.kubectl("patch", "elasticjob", name, "-n", self.NS, "--type", "merge", "-p",
+                     json.dumps({"spec": {"replicaSpecs": {"Worker": {"replicas": replicas}}}}))
+        self.server.ctl("sync")
+
+    def wait_for(self, predicate, what, timeout=30):
+        deadline = time.monotonic() + timeout
+        while not predicate():
+            if time.monotonic() > deadline:
+                self.fail(f"timed out waiting for {what}")
+            time.sleep(0.05)
+
+    def test_logs_of_every_worker_prefixed_in_order(self):
+        self.submit()
+        self.scale("bert", 3)
+        self.say("bert-worker-2", "two a", "two b")
+        self.say("bert-worker-0", "zero a", "zero b", "zero c")
+        self.say("bert-worker-1", "one a")
+        out = self.ejob("logs", "bert").stdout
+        self.assertEqual(out, "[worker-0] zero a\n[worker-0] zero b\n[worker-0] zero c\n[worker-1] one a\n"
+                              "[worker-2] two a\n[worker-2] two b\n")
+        self.assertEqual(self.ejob("logs", "bert", "--tail", "1", "-w", "0", "-w", "2").stdout,
+                         "[worker-0] zero c\n[worker-2] two b\n")
+        self.assertEqual(self.ejob("logs", "bert", "--no-prefix", "--worker", "1").stdout, "one a\n")
+        stamped = self.ejob("logs", "bert", "--timestamps", "-w", "1").stdout
+        self.assertRegex(stamped, r"^\[worker-1\] \d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d+Z one a\n$")
+        self.assertEqual(self.ejob("logs", "bert", "--since", "1h", "-w", "1").stdout, "[worker-1] one a\n")
+        colored = self.ejob("logs", "bert", "--color", "always", "-w", "1").stdout
+        self.assertEqual(colored, "\033[33m[worker-1]\033[0m one a\n")
+        requests = [r["path"] for r in self.server.ctl("requests") if r["path"].endswith("/log")]
+        self.assertIn("/api/v1/namespaces/elastic-job/pods/bert-worker-1/log", requests)
+
+    def test_logs_previous_and_unstarted_workers_are_noted(self):
+        self.submit()
+        self.scale("bert", 2)
+        self.say("bert-worker-1", "before the restart")
+        self.pod_phase("bert-worker-1", "Running", restarts=1)
+        self.say("bert-worker-1", "after the restart")
+        p = self.ejob("logs", "bert", "-p")
+        self.assertEqual(p.stdout, "[worker-1] before the restart\n")
+        self.assertEqual(p.stderr, "ejob: worker-0 has no previous container (it has not restarted)\n")
+        self.assertEqual(self.ejob("logs", "bert", "-w", "1").stdout, "[worker-1] after the restart\n")
+
+    def test_logs_errors(self):
+        p = self.ejob("logs", "bert", ok=False)
+        self.assertEqual(p.returncode, 8)
+        self.assertIn("install it with `ejob install-crds`", p.stderr)
+        self.submit()
+        p = self.ejob("logs", "nope", ok=False)
+        self.assertEqual((p.returncode, p.stderr), (8, 'ejob: error: elasticjob "nope" not found in namespace elastic-job\n'))
+        for args, message in [(["--since", "5x"], 'ejob: error: --since: time: unknown unit "x" in duration "5x"\n'),
+                              (["--since", "1m", "--since-time", "2024-01-01T00:00:00Z"],
+                               "ejob: error: --since and --since-time exclude each other\n"),
+                              (["-p", "-f"], "ejob: error: -p/--previous and -f/--follow exclude each other\n"),
+                              (["--color", "blue"], "ejob: error: --color must be auto, always or never, got blue\n"),
+                              (["-c", "sidecar"], "ejob: error: container sidecar is not valid for pod bert-worker-0: "
+                                                  "choose one of [elasticjob-worker]\n")]:
+            p = self.ejob("logs", "bert", *args, ok=False)
+            self.assertEqual((p.returncode, p.stderr), (2, message), args)
+
+    def test_logs_follow_the_job_through_scale_out_restart_and_its_end(self):
+        self.submit()
+        self.say("bert-worker-0", "zero 1")
+        p = subprocess.Popen([EJOB, "logs", "bert", "-f"], env=self.env, stdout=subprocess.PIPE,
+                             stderr=subprocess.PIPE, text=True)
+        try:
+            lines = []
+
+            def read_until(line):
+                while line not in lines:
+                    got = p.stdout.readline()
+                    if not got:
+                        self.fail(f"the stream ended before {line!r}; had {lines}")
+                    lines.append(got.rstrip("\n"))
+
+            read_until("[worker-0] zero 1")
+            self.scale("bert", 2)  # scale-out: worker-1 is followed from its start
+            self.say("bert-worker-1", "one 1")
+            read_until("[worker-1] one 1")
+            self.say("bert-worker-0", "zero 2")
+            read_until("[worker-0] zero 2")
+            self.pod_phase("bert-worker-1", "Running", restarts=1)  # restarted in place
+            self.say("bert-worker-1", "one again")
+            read_until("[worker-1] one again")
+            self.say("bert-worker-0", "zero last")
+            read_until("[worker-0] zero last")
+            self.pod_phase("bert-worker-0", "Succeeded")
+            self.pod_phase("bert-worker-1", "Succeeded")
+            out, err = p.communicate(timeout=60)
+        finally:
+            p.kill()
+        self.assertEqual(p.returncode, 0, err)
+        self.assertEqual(out, "")
+        self.assertEqual(lines.count("[worker-1] one 1"), 1, lines)
+        self.assertEqual(err, 'ejob: worker-1 restarted (restart 1)\nejob: elasticjob "bert" succeeded\n')
+
+    def test_logs_follow_ends_when_the_job_is_deleted(self):
+        self.submit()
+        self.say("bert-worker-0", "working")
+        p = subprocess.Popen([EJOB, "logs", "bert", "-f"], env=self.env, stdout=subprocess.PIPE,
+                             stderr=subprocess.PIPE, text=True)
+        try:
+            self.assertEqual(p.stdout.readline(), "[worker-0] working\n")
+            self.ejob("delete", "bert")
+            out, err = p.communicate(timeout=60)
+        finally:
+            p.kill()
+        self.assertEqual(p.returncode, 0, err)
+        self.assertTrue(err.endswith('ejob: elasticjob "bert" was deleted\n'), err)
+
+    def test_describe_shows_workers_restarts_evictions_and_events(self):
+        self.submit(workers="1:4")
+        self.scale("bert", 3)
+        self.pod_phase("bert-worker-1", "Running", restarts=2)
+        self.pod_phase("bert-worker-2", "Failed", exitCode=137, reason="Evicted",
+                       message="The node was low on resource: memory.")
+        # A worker evicted earlier and gone since: only the kubelet's event tells of it.
+        self.kubectl("create", "-n", self.NS, "-f", "-", stdin=json.dumps({
+            "apiVersion": "v1", "kind": "Event", "metadata": {"name": "bert-worker-3.1"},
+            "involvedObject": {"kind": "Pod", "name": "bert-worker-3", "namespace": self.NS, "uid": "gone-uid"},
+            "reason": "Preempted", "message": "Preempted by a pod on node spot-1", "type": "Warning",
+            "firstTimestamp": "2026-01-01T00:00:00Z", "lastTimestamp": "2026-01-01T00:00:00Z", "count": 1,
+            "source": {"component": "default-scheduler"}}))
+        # Another job's event is not shown.
+        self.kubectl("create", "-n", self.NS, "-f", "-", stdin=json.dumps({
+            "apiVersion": "v1", "kind": "Event", "metadata": {"name": "other.1"},
+            "involvedObject": {"kind": "Pod", "name": "bertha-worker-0", "namespace": self.NS},
+            "reason": "Evicted", "message": "not ours", "type": "Warning", "count": 1,
+            "source": {"component": "kubelet"}}))
+        out = self.ejob("describe", "bert").stdout
+        fields = dict(line.split(":", 1) for line in out.splitlines() if not line.startswith(" ") and ":" in line)
+        self.assertEqual(fields["Name"].strip(), "bert")
+        self.assertEqual(fields["Status"].strip(), "Failed")  # a worker failed (evicted)
+        self.assertEqual(fields["Image"].strip(), "worker:1")
+        self.assertEqual(fields["Args"].strip(), "--nproc_per_node=1 train.py")
+        self.assertEqual(fields["Workers"].strip(), "min 1, max 4, desired 3; active 2, succeeded 0, failed 1")
+        self.assertEqual(fields["Rendezvous"].strip(), "bert-etcd-service:2379 (pod bert-etcd: Running)")
+        self.assertEqual(fields["Restarts"].strip(), "2 (containers restarted in the current pods)")
+        pods = [l.split() for l in section(out, "Worker pods")]
+        self.assertEqual(pods[0], ["NAME", "STATUS", "RESTARTS", "NODE", "IP", "AGE"])
+        self.assertEqual([r[:3] for r in pods[1:]], [["bert-worker-0", "Running", "0"],
+                                                     ["bert-worker-1", "Running", "2"],
+                                                     ["bert-worker-2", "Evicted", "0"]])
+        evictions = section(out, "Evictions")
+        self.assertEqual(evictions[0].split(), ["POD", "AGE", "WHY"])
+        self.assertEqual([l.split(None, 2)[2] for l in evictions[1:]],
+                         ["Preempted: Preempted by a pod on node spot-1", "Evicted: The node was low on resource: memory."])
+        self.assertEqual([l.split()[0] for l in evictions[1:]], ["worker-3", "worker-2"])
+        events = section(out, "Events")
+        self.assertEqual(events[0].split(), ["TYPE", "REASON", "AGE", "FROM", "OBJECT", "MESSAGE"])
+        messages = [" ".join(l.split()[5:]) for l in events[1:]]
+        self.assertEqual(messages[0], "Preempted by a pod on node spot-1")
+        self.assertEqual(sorted(messages[1:]), sorted([f"Created {k}: bert-worker-{i}" for i in range(3)
+                                                       for k in ("pod", "service")]))
+        self.assertNotIn("not ours", out)
+        listed = json.loads(self.ejob("describe", "bert", "-o", "json").stdout)
+        self.assertEqual([o["kind"] for o in listed["items"]][:5], ["ElasticJob", "Pod", "Pod", "Pod", "Pod"])
+        p = self.ejob("describe", "nope", ok=False)
+        self.assertEqual((p.returncode, p.stderr), (8, 'ejob: error: elasticjob "nope" not found in namespace elastic-job\n'))
 
 
 if __name__ == "__main__":

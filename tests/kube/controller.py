@@ -4,7 +4,9 @@
   served from then on.
 - ElasticJob: the real controller's behaviour (protocols/torchelastic-etcd.md §2.4, §2.5):
   pods and headless Services NAME-worker-I with the kubeflow labels, owner references, the
-  rendezvous args prepended to every container, scale in/out, and status conditions.
+  rendezvous args prepended to every container, scale in/out, status conditions, and the
+  events kubeflow/common's pod and service control record on the job (SuccessfulCreatePod
+  "Created pod: NAME", SuccessfulDeletePod, SuccessfulCreateService).
 """
 
 import copy
@@ -112,6 +114,7 @@ class Controller:
             index = int(pod["metadata"].get("labels", {}).get("replica-index", "0"))
             if index >= replicas:
                 store.delete(pres, ns, pod_name, "Background", False)
+                self.record(job, "SuccessfulDeletePod", f"Deleted pod: {pod_name}")
                 try:
                     store.delete(sres, ns, pod_name, "Background", False)
                 except ApiError:
@@ -147,10 +150,26 @@ class Controller:
                "metadata": {"name": f"{name}-worker-{index}", "labels": labels, "ownerReferences": owner},
                "spec": {"clusterIP": "None", "selector": labels}}
         self.store.create(pres, ns, pod, MANAGER, False)
+        self.record(job, "SuccessfulCreatePod", f"Created pod: {name}-worker-{index}")
         try:
             self.store.create(sres, ns, svc, MANAGER, False)
+            self.record(job, "SuccessfulCreateService", f"Created service: {name}-worker-{index}")
         except ApiError:
             pass  # the headless Service outlived its pod; keep it
+
+    def record(self, job, reason, message, etype="Normal"):
+        """An event about the job, as client-go's event recorder writes it."""
+        meta = job["metadata"]
+        t = now_rfc3339()
+        event = {"apiVersion": "v1", "kind": "Event",
+                 "metadata": {"name": f"{meta['name']}.{self.store.next_rv():x}"},
+                 "involvedObject": {"apiVersion": job["apiVersion"], "kind": "ElasticJob",
+                                    "name": meta["name"], "namespace": meta["namespace"],
+                                    "uid": meta["uid"]},
+                 "reason": reason, "message": message, "type": etype, "count": 1,
+                 "firstTimestamp": t, "lastTimestamp": t, "source": {"component": MANAGER}}
+        eres = self.store.resource("", "v1", "events")
+        self.store.create(eres, meta["namespace"], event, MANAGER, False)
 
     def update_status(self, jres, job, pods, replicas):
         phases = [p.get("status", {}).get("phase") for p in pods]
@@ -189,12 +208,27 @@ class Controller:
         new["status"] = status
         self.store.commit(jres, job, new, MANAGER, "Update", False)
 
-    def set_pod_phase(self, ns, name, phase, exit_code):
+    def set_pod_phase(self, ns, name, phase, exit_code, reason=None, message=None,
+                      disruption=None, restarts=None):
+        """What the kubelet reports: the phase, a terminated container with exitCode; also
+        status.reason/message (Evicted), a DisruptionTarget condition with reason
+        `disruption`, and a container restarted in place (restarts: its new restartCount)."""
         with self.store.lock:
             pres = self.store.resource("", "v1", "pods")
             pod = self.store.get(pres, ns, name)
             new = copy.deepcopy(pod)
             new["status"]["phase"] = phase
+            if reason is not None:
+                new["status"]["reason"] = reason
+                new["status"]["message"] = message or ""
+            if disruption is not None:
+                new["status"].setdefault("conditions", []).append(
+                    {"type": "DisruptionTarget", "status": "True", "reason": disruption,
+                     "message": message or "", "lastTransitionTime": now_rfc3339()})
+            if restarts is not None:
+                for cs in new["status"].get("containerStatuses", []):
+                    cs["restartCount"] = restarts
+                    cs["state"] = {"running": {"startedAt": now_rfc3339()}}
             if phase in ("Succeeded", "Failed"):
                 for cs in new["status"].get("containerStatuses", []):
                     cs["ready"] = False

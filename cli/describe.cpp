@@ -1,0 +1,78 @@
+/// `ejob describe NAME`: the job, its conditions, its worker pods with their restarts, the
+/// evictions and preemptions its workers went through, and the events of the job and its pods
+/// (cli/job_describe.hpp lays them out). Four requests after the job's own: worker pods, the
+/// job's own pods and the namespace's events, side by side.
+
+#include <future>
+#include <iostream>
+
+#include "ejob/cli/commands.hpp"
+#include "ejob/cli/job.hpp"
+#include "ejob/cli/job_describe.hpp"
+#include "ejob/cli/job_pods.hpp"
+#include "ejob/cli/job_table.hpp"
+#include "ejob/cli/kube_flags.hpp"
+#include "ejob/cli/manifest_objects.hpp"
+#include "ejob/kubeapi/job_submit.hpp"
+#include "ejob/util/error.hpp"
+
+namespace ejob::cli {
+namespace {
+
+using kubeapi::Json;
+
+struct DescribeFlags {
+  KubeFlags kube;
+  std::string name;
+  std::string output;
+};
+
+void run_describe(const DescribeFlags& f) {
+  const Output out = f.output.empty() ? Output::Text : parse_output(f.output, {"json", "yaml"});
+  KubeSession session = open_session(f.kube);
+  kubeapi::Client& c = *session.client;
+  const std::string ns =
+      f.kube.name_space.empty() ? std::string(k_job_namespace) : f.kube.name_space;
+  JobView view;
+  view.job = get_job(c, kubeapi::job_resource(c), ns, f.name);
+  const std::string uid = view.job["metadata"].value("uid", "");
+  auto workers = std::async(std::launch::async, [&] { return job_pods(c, view.job); });
+  auto own = std::async(std::launch::async, [&] {
+    std::vector<Json> pods;
+    for (Json& pod : c.list(c.resource("v1", "Pod"), ns,
+                            {"app.kubernetes.io/instance=" + f.name +
+                             ",app.kubernetes.io/component=etcd," + k_managed_by_ejob})
+                         .items)
+      if (owned_by(pod, uid)) pods.push_back(std::move(pod));
+    return pods;
+  });
+  auto events =
+      std::async(std::launch::async, [&] { return c.list(c.resource("v1", "Event"), ns).items; });
+  view.workers = workers.get();
+  view.own_pods = own.get();
+  view.events = events.get();
+  if (out == Output::Text) {
+    std::cout << describe_job(view, std::chrono::system_clock::now());
+    return;
+  }
+  std::vector<Json> objects = {view.job};
+  for (const auto* list : {&view.own_pods, &view.workers})
+    objects.insert(objects.end(), list->begin(), list->end());
+  for (Json& ev : job_events(view.job, view.events)) objects.push_back(std::move(ev));
+  std::cout << format_objects(objects, out);
+}
+
+}  // namespace
+
+void register_describe(CLI::App& app) {
+  auto flags = std::make_shared<DescribeFlags>();
+  CLI::App* cmd =
+      app.add_subcommand("describe", "Show a job: status, workers, restarts, evictions and events");
+  cmd->add_option("name", flags->name, "Job name")->required();
+  add_kube_flags(*cmd, flags->kube);
+  cmd->add_option("-o,--output", flags->output,
+                  "json or yaml: the job, its pods and events as a v1 List");
+  cmd->callback([flags] { run_describe(*flags); });
+}
+
+}  // namespace ejob::cli

@@ -1,0 +1,327 @@
+#include "ejob/cli/job_describe.hpp"
+
+#include <algorithm>
+#include <set>
+
+#include "ejob/cli/job_pods.hpp"
+#include "ejob/cli/job_table.hpp"
+#include "ejob/kubeapi/exec_plugin.hpp"
+
+namespace ejob::cli {
+
+using kubeapi::Json;
+using Clock = std::chrono::system_clock;
+
+namespace {
+
+const Json& at(const Json& obj, std::initializer_list<const char*> path) {
+  static const Json k_null;
+  const Json* cur = &obj;
+  for (const char* key : path) {
+    if (!cur->is_object()) return k_null;
+    auto it = cur->find(key);
+    if (it == cur->end()) return k_null;
+    cur = &*it;
+  }
+  return *cur;
+}
+
+std::string str(const Json& j) {
+  if (j.is_string()) return j.get<std::string>();
+  if (j.is_number_integer()) return std::to_string(j.get<long>());
+  if (j.is_number()) return std::to_string(static_cast<long>(j.get<double>()));
+  if (j.is_boolean()) return j.get<bool>() ? "true" : "false";
+  return "";
+}
+
+std::string or_none(const std::string& s) { return s.empty() ? "<none>" : s; }
+
+/// The age of an RFC 3339 time at `now`; "" when there is none.
+std::string age_of(const std::string& time, Clock::time_point now) {
+  auto t = kubeapi::parse_rfc3339(time);
+  if (!t) return "";
+  return format_age(std::chrono::duration_cast<std::chrono::seconds>(now - *t));
+}
+
+/// When an event last happened: lastTimestamp, else eventTime, else firstTimestamp.
+std::string event_time(const Json& ev) {
+  for (const char* key : {"lastTimestamp", "eventTime", "firstTimestamp"})
+    if (std::string t = str(ev.value(key, Json())); !t.empty()) return t;
+  return str(at(ev, {"metadata", "creationTimestamp"}));
+}
+
+std::string event_first_time(const Json& ev) {
+  for (const char* key : {"firstTimestamp", "eventTime"})
+    if (std::string t = str(ev.value(key, Json())); !t.empty()) return t;
+  return event_time(ev);
+}
+
+/// Whether an event is about one of job `name`'s objects by name: the etcd Pod and Service,
+/// and worker pods and their headless Services (`NAME-worker-I`).
+bool names_job_object(const std::string& job, const Json& ev) {
+  const std::string kind = str(at(ev, {"involvedObject", "kind"}));
+  const std::string name = str(at(ev, {"involvedObject", "name"}));
+  if (kind != "Pod" && kind != "Service") return false;
+  const std::string rest = short_pod_name(job, name);
+  if (rest == name) return false;
+  if (rest == "etcd" || rest == "etcd-service") return true;
+  constexpr std::string_view k_worker = "worker-";
+  return rest.size() > k_worker.size() && rest.compare(0, k_worker.size(), k_worker) == 0 &&
+         std::all_of(rest.begin() + k_worker.size(), rest.end(),
+                     [](char c) { return c >= '0' && c <= '9'; });
+}
+
+/// A pod's STATUS as kubectl get pods shows it (the common cases): Terminating, the waiting
+/// or terminated reason of a container, the pod's reason (Evicted), else its phase.
+std::string pod_status_word(const Json& pod) {
+  if (!at(pod, {"metadata", "deletionTimestamp"}).is_null()) return "Terminating";
+  if (std::string reason = str(at(pod, {"status", "reason"})); !reason.empty()) return reason;
+  const Json& statuses = at(pod, {"status", "containerStatuses"});
+  if (statuses.is_array())
+    for (const Json& s : statuses) {
+      if (std::string w = str(at(s, {"state", "waiting", "reason"})); !w.empty()) return w;
+      if (std::string t = str(at(s, {"state", "terminated", "reason"})); !t.empty()) return t;
+    }
+  return or_none(str(at(pod, {"status", "phase"})));
+}
+
+constexpr const char* k_eviction_reasons[] = {"Evicted", "Preempted", "TaintManagerEviction"};
+
+bool is_eviction_event(const Json& ev) {
+  const std::string reason = str(ev.value("reason", Json()));
+  return str(at(ev, {"involvedObject", "kind"})) == "Pod" &&
+         std::find(std::begin(k_eviction_reasons), std::end(k_eviction_reasons), reason) !=
+             std::end(k_eviction_reasons);
+}
+
+/// "key=value:effect" per toleration, as kubectl describe pod shows them.
+std::string tolerations_text(const Json& spec) {
+  std::string out;
+  const Json& list = spec.value("tolerations", Json::array());
+  for (const Json& t : list) {
+    std::string one = str(t.value("key", Json()));
+    if (std::string op = str(t.value("operator", Json())); op == "Exists")
+      one += one.empty() ? "op=Exists" : " op=Exists";
+    else if (std::string v = str(t.value("value", Json())); !v.empty())
+      one += "=" + v;
+    if (std::string e = str(t.value("effect", Json())); !e.empty()) one += ":" + e;
+    out += (out.empty() ? "" : ", ") + one;
+  }
+  return out;
+}
+
+std::string map_text(const Json& map) {
+  std::string out;
+  if (map.is_object())
+    for (const auto& [k, v] : map.items()) out += (out.empty() ? "" : ", ") + k + "=" + str(v);
+  return out;
+}
+
+/// The node affinity's required terms in short: "key In (a, b)" ORed with " | ".
+std::string node_affinity_text(const Json& spec) {
+  const Json& terms =
+      at(spec, {"affinity", "nodeAffinity", "requiredDuringSchedulingIgnoredDuringExecution",
+                "nodeSelectorTerms"});
+  std::string out;
+  if (!terms.is_array()) return out;
+  for (const Json& term : terms) {
+    std::string one;
+    for (const Json& e : term.value("matchExpressions", Json::array())) {
+      std::string values;
+      for (const Json& v : e.value("values", Json::array()))
+        values += (values.empty() ? "" : ", ") + str(v);
+      one += (one.empty() ? "" : " and ") + str(e.value("key", Json())) + " " +
+             str(e.value("operator", Json())) + (values.empty() ? "" : " (" + values + ")");
+    }
+    out += (out.empty() ? "" : " | ") + one;
+  }
+  return out;
+}
+
+/// The table as kubectl prints it inside describe: indented by two spaces.
+std::string indented_table(const std::vector<Row>& rows) {
+  std::string out;
+  const std::string table = format_table(rows);
+  size_t start = 0;
+  for (size_t nl; (nl = table.find('\n', start)) != std::string::npos; start = nl + 1)
+    out += "  " + table.substr(start, nl - start) + "\n";
+  return out;
+}
+
+void field(std::string& out, const char* name, const std::string& value) {
+  std::string label = std::string(name) + ":";
+  label.resize(std::max<size_t>(label.size() + 1, 17), ' ');
+  out += label + value + "\n";
+}
+
+}  // namespace
+
+std::vector<Json> job_events(const Json& job, const std::vector<Json>& events) {
+  const std::string uid = str(at(job, {"metadata", "uid"}));
+  const std::string name = str(at(job, {"metadata", "name"}));
+  std::vector<Json> out;
+  for (const Json& ev : events)
+    if ((!uid.empty() && str(at(ev, {"involvedObject", "uid"})) == uid) ||
+        names_job_object(name, ev))
+      out.push_back(ev);
+  std::stable_sort(out.begin(), out.end(), [](const Json& a, const Json& b) {
+    const auto ta = kubeapi::parse_rfc3339(event_time(a));
+    const auto tb = kubeapi::parse_rfc3339(event_time(b));
+    return ta.value_or(Clock::time_point{}) < tb.value_or(Clock::time_point{});
+  });
+  return out;
+}
+
+std::vector<Eviction> job_evictions(const JobView& view, Clock::time_point now) {
+  const std::string job = str(at(view.job, {"metadata", "name"}));
+  std::vector<std::pair<std::string, Eviction>> found;  // (time, eviction)
+  std::set<std::string> seen;                           // pod uids, or names when no uid
+  for (const Json& pod : view.workers) {
+    const auto why = disruption_of(pod);
+    if (!why) continue;
+    std::string when;
+    for (const Json& c : at(pod, {"status", "conditions"}).is_array()
+                             ? at(pod, {"status", "conditions"})
+                             : Json::array())
+      if (str(c.value("type", Json())) == "DisruptionTarget")
+        when = str(c.value("lastTransitionTime", Json()));
+    const std::string name = str(at(pod, {"metadata", "name"}));
+    seen.insert(str(at(pod, {"metadata", "uid"})));
+    found.push_back({when, {short_pod_name(job, name), age_of(when, now), *why}});
+  }
+  for (const Json& ev : job_events(view.job, view.events)) {
+    if (!is_eviction_event(ev)) continue;
+    const std::string uid = str(at(ev, {"involvedObject", "uid"}));
+    const std::string name = str(at(ev, {"involvedObject", "name"}));
+    if (!seen.insert(uid.empty() ? name : uid).second) continue;
+    const std::string when = event_time(ev);
+    found.push_back({when,
+                     {short_pod_name(job, name), age_of(when, now),
+                      str(ev.value("reason", Json())) + ": " + str(ev.value("message", Json()))}});
+  }
+  std::stable_sort(found.begin(), found.end(), [](const auto& a, const auto& b) {
+    // A time not known (a pod's status.reason alone) sorts last.
+    return kubeapi::parse_rfc3339(a.first).value_or(Clock::time_point::max()) <
+           kubeapi::parse_rfc3339(b.first).value_or(Clock::time_point::max());
+  });
+  std::vector<Eviction> out;
+  for (auto& [when, e] : found) out.push_back(std::move(e));
+  return out;
+}
+
+std::string event_age(const Json& ev, Clock::time_point now) {
+  const std::string last = age_of(event_time(ev), now);
+  const long count = ev.value("count", Json(1)).is_number() ? ev.value("count", 1L) : 1L;
+  const long series =
+      at(ev, {"series", "count"}).is_number() ? at(ev, {"series", "count"}).get<long>() : 0;
+  const long times = std::max(count, series);
+  if (times <= 1) return or_none(last);
+  return or_none(last) + " (x" + std::to_string(times) + " over " +
+         or_none(age_of(event_first_time(ev), now)) + ")";
+}
+
+std::string describe_job(const JobView& view, Clock::time_point now) {
+  const Json& job = view.job;
+  const std::string name = str(at(job, {"metadata", "name"}));
+  const Json& spec = job.value("spec", Json::object());
+  const Json& worker = at(spec, {"replicaSpecs", "Worker"});
+  const Json& pod_spec = at(worker, {"template", "spec"});
+  const Json& containers = at(pod_spec, {"containers"});
+  const Json first = containers.is_array() && !containers.empty() ? containers[0] : Json::object();
+  const Json& counts = at(job, {"status", "replicaStatuses", "Worker"});
+  std::string out;
+  field(out, "Name", name);
+  field(out, "Namespace", str(at(job, {"metadata", "namespace"})));
+  field(out, "Status", job_status(job));
+  const std::string created = str(at(job, {"metadata", "creationTimestamp"}));
+  field(out, "Created",
+        or_none(created) + (created.empty() ? "" : " (" + age_of(created, now) + " ago)"));
+  if (std::string done = str(at(job, {"status", "completionTime"})); !done.empty())
+    field(out, "Completed", done + " (" + age_of(done, now) + " ago)");
+  field(out, "Image", or_none(str(first.value("image", Json()))));
+  std::string args;
+  for (const Json& a : first.value("args", Json::array()))
+    args += (args.empty() ? "" : " ") + str(a);
+  field(out, "Args", or_none(args));
+  field(out, "Workers",
+        "min " + or_none(str(spec.value("minReplicas", Json()))) + ", max " +
+            or_none(str(spec.value("maxReplicas", Json()))) + ", desired " +
+            or_none(str(worker.value("replicas", Json()))) + "; active " +
+            std::to_string(counts.value("active", 0L)) + ", succeeded " +
+            std::to_string(counts.value("succeeded", 0L)) + ", failed " +
+            std::to_string(counts.value("failed", 0L)));
+  field(out, "Restart policy", or_none(str(worker.value("restartPolicy", Json()))));
+  field(out, "Limits", or_none(map_text(at(first, {"resources", "limits"}))));
+  field(out, "Requests", or_none(map_text(at(first, {"resources", "requests"}))));
+  field(out, "Node-Selectors", or_none(map_text(pod_spec.value("nodeSelector", Json()))));
+  if (std::string aff = node_affinity_text(pod_spec); !aff.empty())
+    field(out, "Node-Affinity", aff);
+  field(out, "Tolerations", or_none(tolerations_text(pod_spec)));
+  std::string rdzv = or_none(str(spec.value("rdzvEndpoint", Json())));
+  for (const Json& pod : view.own_pods)
+    rdzv += " (pod " + str(at(pod, {"metadata", "name"})) + ": " + pod_status_word(pod) + ")";
+  field(out, "Rendezvous", rdzv);
+
+  const Json& conditions = at(job, {"status", "conditions"});
+  if (conditions.is_array() && !conditions.empty()) {
+    out += "Conditions:\n";
+    std::vector<Row> rows = {{"TYPE", "STATUS", "REASON", "AGE", "MESSAGE"}};
+    for (const Json& c : conditions)
+      rows.push_back({str(c.value("type", Json())), str(c.value("status", Json())),
+                      str(c.value("reason", Json())),
+                      or_none(age_of(str(c.value("lastTransitionTime", Json())), now)),
+                      str(c.value("message", Json()))});
+    out += indented_table(rows);
+  } else {
+    field(out, "Conditions", "<none>");
+  }
+
+  if (!view.workers.empty()) {
+    out += "Worker pods:\n";
+    std::vector<Row> rows = {{"NAME", "STATUS", "RESTARTS", "NODE", "IP", "AGE"}};
+    for (const Json& pod : view.workers)
+      rows.push_back({str(at(pod, {"metadata", "name"})), pod_status_word(pod),
+                      std::to_string(pod_restarts(pod)),
+                      or_none(str(at(pod, {"spec", "nodeName"}))),
+                      or_none(str(at(pod, {"status", "podIP"}))), object_age(pod, now)});
+    out += indented_table(rows);
+  } else {
+    field(out, "Worker pods", "<none>");
+  }
+  int restarts = 0;
+  for (const Json& pod : view.workers) restarts += pod_restarts(pod);
+  field(out, "Restarts", std::to_string(restarts) + " (containers restarted in the current pods)");
+
+  const std::vector<Eviction> evictions = job_evictions(view, now);
+  if (!evictions.empty()) {
+    out += "Evictions:\n";
+    std::vector<Row> rows = {{"POD", "AGE", "WHY"}};
+    for (const Eviction& e : evictions) rows.push_back({e.pod, or_none(e.age), e.why});
+    out += indented_table(rows);
+  } else {
+    field(out, "Evictions", "<none>");
+  }
+
+  const std::vector<Json> events = job_events(job, view.events);
+  if (!events.empty()) {
+    out += "Events:\n";
+    std::vector<Row> rows = {{"TYPE", "REASON", "AGE", "FROM", "OBJECT", "MESSAGE"}};
+    for (const Json& ev : events) {
+      std::string from = str(at(ev, {"source", "component"}));
+      if (from.empty()) from = str(ev.value("reportingComponent", Json()));
+      std::string kind = str(at(ev, {"involvedObject", "kind"}));
+      std::transform(kind.begin(), kind.end(), kind.begin(),
+                     [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+      rows.push_back({str(ev.value("type", Json())), str(ev.value("reason", Json())),
+                      event_age(ev, now), or_none(from),
+                      kind + "/" + str(at(ev, {"involvedObject", "name"})),
+                      str(ev.value("message", Json()))});
+    }
+    out += indented_table(rows);
+  } else {
+    field(out, "Events", "<none>");
+  }
+  return out;
+}
+
+}  // namespace ejob::cli

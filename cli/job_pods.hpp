@@ -1,0 +1,77 @@
+#pragma once
+/// A submitted job's pods as `ejob logs` and `ejob describe` see them: the controller's worker
+/// pods (`NAME-worker-I`, labelled as protocols/torchelastic-etcd.md §2.5 says) and the job's
+/// own etcd pod, which container of a pod to read, whether its container has started, and
+/// whether the pod was evicted or preempted. Pure functions over the objects, except
+/// get_job and job_pods, which ask the server.
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "ejob/kubeapi/client.hpp"
+
+namespace ejob::cli {
+
+/// The label selector of the controller's worker pods of job `name`.
+std::string worker_selector(const std::string& name);
+
+/// The ElasticJob `name` in `ns`; ejob::Error(NotFound) `elasticjob "NAME" not found in
+/// namespace NS` when there is none.
+kubeapi::Json get_job(kubeapi::Client& client, const kubeapi::ResourceInfo& res,
+                      const std::string& ns, const std::string& name);
+
+/// The job's worker pods owned by `job` (its uid: a pod of an earlier job of the same name is
+/// not one of them), by replica index, then name.
+std::vector<kubeapi::Json> job_pods(kubeapi::Client& client, const kubeapi::Json& job);
+
+/// Whether `obj` has an owner reference to the object whose uid is `uid`.
+bool owned_by(const kubeapi::Json& obj, const std::string& uid);
+
+/// The `replica-index` label as a number; -1 when absent or not a number.
+int replica_index(const kubeapi::Json& pod);
+
+/// A pod's name without the job's name and dash ("worker-0", "etcd"); the whole name when it
+/// does not start with them.
+std::string short_pod_name(const std::string& job, const std::string& pod);
+
+/// The container `ejob logs` reads: `wanted` when not empty (ejob::Error(Usage) naming the
+/// pod's containers when it has no such container), else the one the pod's
+/// `kubectl.kubernetes.io/default-container` annotation names, else the first.
+std::string log_container(const kubeapi::Json& pod, const std::string& wanted);
+
+/// Where a container of a pod is: not yet started (Waiting, with the kubelet's reason),
+/// running, or terminated; with its restart count.
+struct ContainerState {
+  enum class Phase { Waiting, Running, Terminated } phase = Phase::Waiting;
+  std::string reason;  ///< Waiting/Terminated reason ("ContainerCreating", "Error", …)
+  int exit_code = 0;   ///< Terminated only
+  int restarts = 0;
+};
+
+/// The state of `container` in the pod's status (Waiting "PodInitializing" when the status
+/// does not list it yet).
+ContainerState container_state(const kubeapi::Json& pod, const std::string& container);
+
+/// The sum of the restart counts of the pod's containers.
+int pod_restarts(const kubeapi::Json& pod);
+
+/// Why the pod was evicted or preempted, when it was: the kubelet's `status.reason: Evicted`
+/// (node pressure) with its message, or a `DisruptionTarget` condition set by the API's
+/// eviction, the scheduler's preemption, the taint manager or a node shutdown (a spot node
+/// reclaimed), as "REASON: MESSAGE".
+std::optional<std::string> disruption_of(const kubeapi::Json& pod);
+
+/// Splits a stream's chunks into whole lines.
+class LineSplitter {
+ public:
+  /// The lines completed by `chunk`, without their '\n'.
+  std::vector<std::string> add(std::string_view chunk);
+  /// What is left after the last '\n' (empty when nothing), and forgets it.
+  std::string rest();
+
+ private:
+  std::string m_pending;
+};
+
+}  // namespace ejob::cli
