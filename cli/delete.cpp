@@ -9,8 +9,10 @@
 #include "ejob/cli/commands.hpp"
 #include "ejob/cli/job.hpp"
 #include "ejob/cli/job_table.hpp"
+#include "ejob/cli/job_wait.hpp"
 #include "ejob/cli/kube_flags.hpp"
 #include "ejob/kubeapi/job_submit.hpp"
+#include "ejob/render/go_time.hpp"
 #include "ejob/util/error.hpp"
 
 namespace ejob::cli {
@@ -21,7 +23,7 @@ struct DeleteFlags {
   std::vector<std::string> names;
   bool all = false;
   bool wait = false;
-  int timeout_s = 300;
+  std::string timeout = "300";
 };
 
 std::string instance_selector(const std::string& name) {
@@ -36,12 +38,15 @@ size_t pods_left(kubeapi::Client& c, const std::string& ns, const std::string& n
 }
 
 void wait_gone(kubeapi::Client& c, const kubeapi::ResourceInfo& res, const std::string& ns,
-               const std::string& name, int timeout_s) {
-  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(timeout_s);
+               const std::string& name, std::optional<std::chrono::milliseconds> timeout) {
+  const auto deadline = timeout ? std::chrono::steady_clock::now() + *timeout
+                                : std::chrono::steady_clock::time_point::max();
   while (c.try_get(res, ns, name) || pods_left(c, ns, name) > 0) {
     if (std::chrono::steady_clock::now() >= deadline)
-      throw Error(ErrorCode::Timeout, "elasticjob \"" + name + "\" was still being deleted after " +
-                                          std::to_string(timeout_s) + "s");
+      throw Error(ErrorCode::Timeout,
+                  "elasticjob \"" + name + "\" was still being deleted after " +
+                      render::gotime::duration_string(
+                          std::chrono::duration_cast<std::chrono::nanoseconds>(*timeout).count()));
     std::this_thread::sleep_for(std::chrono::milliseconds(250));
   }
 }
@@ -70,6 +75,7 @@ void run_delete(const DeleteFlags& f) {
   if (f.all == !f.names.empty())
     throw Error(ErrorCode::Usage,
                 f.all ? "--all takes no job names" : "name the jobs to delete, or pass --all");
+  const auto timeout = parse_wait_timeout(f.timeout, "--timeout");
   KubeSession session = open_session(f.kube);
   kubeapi::Client& c = *session.client;
   const std::string ns =
@@ -83,7 +89,7 @@ void run_delete(const DeleteFlags& f) {
   for (const std::string& name : names)
     if (!delete_job(c, res, ns, name)) missing.push_back(name);
   if (f.wait)
-    for (const std::string& name : names) wait_gone(c, res, ns, name, f.timeout_s);
+    for (const std::string& name : names) wait_gone(c, res, ns, name, timeout);
   if (f.all && names.empty()) std::cerr << "No jobs found in namespace " << ns << ".\n";
   if (!missing.empty()) {
     std::string list;
@@ -101,8 +107,8 @@ void register_delete(CLI::App& app) {
   add_kube_flags(*cmd, flags->kube);
   cmd->add_flag("--all", flags->all, "Every ejob job in the namespace");
   cmd->add_flag("--wait", flags->wait, "Return once the jobs and their pods are gone");
-  cmd->add_option("--timeout", flags->timeout_s, "Seconds --wait waits")
-      ->check(CLI::PositiveNumber);
+  cmd->add_option("--timeout", flags->timeout,
+                  "How long --wait waits: seconds or a duration such as 5m (0: no limit)");
   cmd->callback([flags] { run_delete(*flags); });
 }
 

@@ -3,6 +3,7 @@
 #include <catch2/catch.hpp>
 
 #include "ejob/cli/job_describe.hpp"
+#include "ejob/cli/job_wait.hpp"
 #include "ejob/kubeapi/exec_plugin.hpp"
 #include "ejob/util/error.hpp"
 
@@ -154,6 +155,24 @@ TEST_CASE("describe: evictions once per pod, oldest first, unknown times last") 
   CHECK(found[1].pod == "worker-1");
   CHECK(found[1].age.empty());
   CHECK(found[1].why == "Evicted: low memory");
+}
+
+TEST_CASE("parse_wait_timeout: seconds or a Go duration, 0 for no limit") {
+  using std::chrono::milliseconds;
+  CHECK(parse_wait_timeout("300", "--timeout") == milliseconds(300'000));
+  CHECK(parse_wait_timeout("1h30m", "--timeout") == milliseconds(5'400'000));
+  CHECK(parse_wait_timeout("1500ms", "--timeout") == milliseconds(1'500));
+  CHECK_FALSE(parse_wait_timeout("0", "--timeout"));
+  CHECK_FALSE(parse_wait_timeout("0s", "--timeout"));
+  for (const char* bad : {"", "-5", "-1m", "soon", "5 m"}) {
+    try {
+      parse_wait_timeout(bad, "--timeout");
+      FAIL("no error for " << bad);
+    } catch (const Error& e) {
+      CHECK(e.code() == ErrorCode::Usage);
+      CHECK_THAT(e.what(), Catch::StartsWith("--timeout takes seconds or a duration"));
+    }
+  }
 }
 
 }  // namespace

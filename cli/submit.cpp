@@ -2,7 +2,7 @@
 /// render it, and send it with kubeapi::submit_job (CRD check, create-without-overwrite, owner
 /// references, rollback on failure, concurrent sends). `--dry-run=client` prints the rendered
 /// manifests and talks to no server; `--dry-run=server` sends everything with dryRun=All.
-/// Exit statuses: docs/exit-codes.md.
+/// `--wait` then waits for the job to end (cli/job_wait.hpp). Exit statuses: docs/exit-codes.md.
 
 #include <future>
 #include <iostream>
@@ -11,6 +11,7 @@
 
 #include "ejob/cli/commands.hpp"
 #include "ejob/cli/job.hpp"
+#include "ejob/cli/job_wait.hpp"
 #include "ejob/cli/kube_flags.hpp"
 #include "ejob/cli/manifest_objects.hpp"
 #include "ejob/cli/run.hpp"
@@ -28,12 +29,16 @@ struct SubmitFlags {
   std::string dry_run;                          ///< "", client, server ("none" too)
   const CLI::Option* dry_run_option = nullptr;  ///< to tell a bare --dry-run from none
   std::string output;
+  bool wait = false;
+  std::string timeout = "0";
 };
 
 /// The checked options (no I/O).
 struct SubmitPlan {
   DryRunMode dry_run = DryRunMode::None;
   Output output = Output::Text;
+  bool wait = false;
+  std::optional<std::chrono::milliseconds> timeout;  ///< of --wait; nullopt: no limit
 };
 
 SubmitPlan validate(const SubmitFlags& f) {
@@ -47,6 +52,10 @@ SubmitPlan validate(const SubmitFlags& f) {
     throw Error(ErrorCode::Usage,
                 "--dry-run: \"" + f.dry_run + "\" is not one of client, server, none");
   plan.output = parse_output(f.output, {"name", "json", "yaml"});
+  plan.wait = f.wait;
+  plan.timeout = parse_wait_timeout(f.timeout, "--timeout");
+  if (plan.wait && plan.dry_run != DryRunMode::None)
+    throw Error(ErrorCode::Usage, "--wait cannot wait for a --dry-run");
   return plan;
 }
 
@@ -127,7 +136,14 @@ void run_submit(SubmitFlags& f) {
   options.dry_run =
       plan.dry_run == DryRunMode::Server ? kubeapi::DryRun::All : kubeapi::DryRun::None;
   options.name_space = first->name_space;
-  print_result(kubeapi::submit_job(*session.client, render, options), plan);
+  const kubeapi::SubmitResult result = kubeapi::submit_job(*session.client, render, options);
+  print_result(result, plan);
+  if (!plan.wait) return;
+  std::cout.flush();
+  wait_for_job(*session.client, result.job, plan.timeout,
+               [](const std::string& line) { std::cerr << "ejob: " << line << std::endl; });
+  std::cerr << "ejob: elasticjob \"" << result.job["metadata"].value("name", "")
+            << "\" succeeded\n";
 }
 
 }  // namespace
@@ -144,6 +160,10 @@ void register_submit(CLI::App& app) {
              "client (also bare --dry-run): print the manifests; server: let the server check them")
           ->expected(0, 1);
   cmd->add_option("-o,--output", flags->output, "Print the created objects: name, json or yaml");
+  cmd->add_flag("--wait", flags->wait,
+                "Wait for the job to end: exit 0 succeeded, 1 failed, 10 preempted, 9 timed out");
+  cmd->add_option("--timeout", flags->timeout,
+                  "How long --wait waits: seconds or a duration such as 2h (0: no limit)");
   cmd->callback([flags] { run_submit(*flags); });
 }
 

@@ -4,7 +4,8 @@ namespace ejob {
 
 int exit_code(ErrorCode code) {
   switch (code) {
-    case ErrorCode::Closed: return 1;
+    case ErrorCode::Closed:
+    case ErrorCode::JobFailed: return 1;
     case ErrorCode::Usage: return 2;
     case ErrorCode::Input:
     case ErrorCode::Io: return 3;
@@ -14,6 +15,7 @@ int exit_code(ErrorCode code) {
     case ErrorCode::Conflict: return 7;
     case ErrorCode::NotFound: return 8;
     case ErrorCode::Timeout: return 9;
+    case ErrorCode::Preempted: return 10;
     case ErrorCode::Internal: return 70;
   }
   return 70;

@@ -21,6 +21,8 @@ enum class ErrorCode {
   NotFound,   ///< object or CRD missing                                       -> 8
   Timeout,    ///< a wait or rendezvous ran out of time                        -> 9
   Closed,     ///< rendezvous closed                                           -> 1
+  JobFailed,  ///< the job a command waited for failed                         -> 1
+  Preempted,  ///< the job failed after its workers were preempted or evicted  -> 10
   Internal,   ///< a bug in ejob                                               -> 70
 };
 

@@ -422,9 +422,9 @@ def section(text, title):
     return lines[start:end]
 
 
-class LogsDescribeTest(Base):
-    """`ejob logs` and `ejob describe` of a submitted job, the test server's controller making
-    the worker pods and the test playing the kubelet (log lines, phases, restarts)."""
+class JobBase(Base):
+    """Helpers for tests of a submitted job: the test server's controller makes the worker pods
+    and the test plays the kubelet (log lines, phases, restarts)."""
 
     NS = "elastic-job"
     CONTAINER = "elasticjob-worker"
@@ -454,6 +454,11 @@ class LogsDescribeTest(Base):
             if time.monotonic() > deadline:
                 self.fail(f"timed out waiting for {what}")
             time.sleep(0.05)
+
+
+
+class LogsDescribeTest(JobBase):
+    """`ejob logs` and `ejob describe` of a submitted job."""
 
     def test_logs_of_every_worker_prefixed_in_order(self):
         self.submit()
@@ -602,6 +607,83 @@ class LogsDescribeTest(Base):
         self.assertEqual([o["kind"] for o in listed["items"]][:5], ["ElasticJob", "Pod", "Pod", "Pod", "Pod"])
         p = self.ejob("describe", "nope", ok=False)
         self.assertEqual((p.returncode, p.stderr), (8, 'ejob: error: elasticjob "nope" not found in namespace elastic-job\n'))
+
+
+class WaitTest(JobBase):
+    """`ejob submit --wait`: exit statuses that tell succeeded, failed, preempted and timed out
+    apart (docs/exit-codes.md). The test ends the job by playing the kubelet."""
+
+    def submit_wait(self, *extra):
+        self.install_crds()
+        p = subprocess.Popen([EJOB, "submit", "--name", "bert", "--exact-name", "--image", "worker:1",
+                              "--workers", "2", *extra, "--", "train.py"], env=self.env,
+                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        self.wait_for(lambda: len([o for o in self.server.objects("Pod")
+                                   if o["metadata"]["name"].startswith("bert-worker-")]) == 2, "the workers")
+        self.server.ctl("sync")
+        return p
+
+    def finish(self, p):
+        try:
+            out, err = p.communicate(timeout=60)
+        finally:
+            p.kill()
+        return p.returncode, out, err
+
+    def test_wait_succeeded(self):
+        p = self.submit_wait("--wait")
+        self.pod_phase("bert-worker-0", "Succeeded")
+        self.pod_phase("bert-worker-1", "Succeeded")
+        rc, out, err = self.finish(p)
+        self.assertEqual(rc, 0, err)
+        self.assertTrue(out.startswith('elasticjob "bert" submitted to namespace elastic-job'), out)
+        self.assertEqual(err.splitlines()[-1], 'ejob: elasticjob "bert" succeeded')
+        self.assertIn('ejob: elasticjob "bert" is Succeeded', err)
+
+    def test_wait_failed(self):
+        p = self.submit_wait("--wait", "-o", "name")
+        self.pod_phase("bert-worker-1", "Failed", exitCode=1)
+        rc, out, err = self.finish(p)
+        self.assertEqual(rc, 1, err)
+        self.assertEqual(sorted(out.splitlines()), ["elasticjob.elastic.pytorch.org/bert", "pod/bert-etcd",
+                                                    "service/bert-etcd-service"])  # -o stays clean
+        self.assertRegex(err.splitlines()[-1],
+                         r'^ejob: error: elasticjob "bert" failed after \d+s: ElasticJob bert has failed because 1 '
+                         r"Worker replica\(s\) failed\. \(see `ejob describe bert -n elastic-job` and "
+                         r"`ejob logs bert -n elastic-job`\)$")
+
+    def test_wait_preempted(self):
+        p = self.submit_wait("--wait")
+        self.pod_phase("bert-worker-1", "Failed", exitCode=143, disruption="TerminationByKubelet",
+                       message="Pod was terminated in response to imminent node shutdown.")
+        rc, out, err = self.finish(p)
+        self.assertEqual(rc, 10, err)
+        self.assertIn("when its workers were preempted or evicted (worker-1 TerminationByKubelet: Pod was terminated "
+                      "in response to imminent node shutdown.)", err)
+
+    def test_wait_timed_out_leaves_the_job(self):
+        p = self.submit_wait("--wait", "--timeout", "1s")
+        rc, out, err = self.finish(p)
+        self.assertEqual(rc, 9, err)
+        self.assertIn('ejob: error: elasticjob "bert" had not ended after 1s (status Running); it is still there: '
+                      "`ejob delete bert -n elastic-job` removes it", err)
+        self.assertEqual(len(self.server.objects("ElasticJob")), 1)
+
+    def test_wait_job_deleted_meanwhile(self):
+        p = self.submit_wait("--wait")
+        self.ejob("delete", "bert")
+        rc, out, err = self.finish(p)
+        self.assertEqual(rc, 8, err)
+        self.assertIn('elasticjob "bert" was deleted while waiting for it to end', err)
+
+    def test_wait_flag_errors(self):
+        for args, message in [(["--wait", "--dry-run=server"], "ejob: error: --wait cannot wait for a --dry-run\n"),
+                              (["--wait", "--timeout", "soon"],
+                               'ejob: error: --timeout takes seconds or a duration such as 90m, got "soon" '
+                               '(time: invalid duration "soon")\n')]:
+            p = self.ejob("submit", "--image", "w:1", *args, "--", "train.py", ok=False)
+            self.assertEqual((p.returncode, p.stderr), (2, message), args)
+        self.assertEqual(self.server.objects("ElasticJob"), [])
 
 
 if __name__ == "__main__":
