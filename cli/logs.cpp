@@ -10,9 +10,10 @@
 
 #include <unistd.h>
 
+#include <atomic>
 #include <cmath>
 #include <cstdlib>
-#include <future>
+#include <functional>
 #include <iostream>
 #include <map>
 #include <memory>
@@ -144,6 +145,8 @@ bool wanted(const LogsPlan& plan, const Json& pod) {
   return plan.workers.empty() || plan.workers.count(replica_index(pod)) > 0;
 }
 
+constexpr size_t k_max_log_requests = 8;
+
 /// Without -f: each selected worker's log, fetched side by side, printed worker after worker.
 void print_logs(kubeapi::Client& c, const Json& job, const LogsPlan& plan,
                 const std::string& container, Printer& out) {
@@ -166,7 +169,7 @@ void print_logs(kubeapi::Client& c, const Json& job, const LogsPlan& plan,
     std::exception_ptr error;
   };
   std::vector<Fetched> fetched(pods.size());
-  std::vector<std::future<void>> running;
+  std::vector<std::function<void()>> fetches;
   for (size_t i = 0; i < pods.size(); ++i) {
     Fetched& f = fetched[i];
     f.label = short_pod_name(job_name, name_of(pods[i]));
@@ -182,7 +185,7 @@ void print_logs(kubeapi::Client& c, const Json& job, const LogsPlan& plan,
       f.skipped = f.label + " has not started yet (" + state.reason + ")";
       continue;
     }
-    running.push_back(std::async(std::launch::async, [&c, &f, ns, options, pod = name_of(pods[i])] {
+    fetches.push_back([&c, &f, ns, options, pod = name_of(pods[i])] {
       try {
         LineSplitter split;
         c.logs(ns, pod, options, [&](std::string_view chunk) {
@@ -193,9 +196,17 @@ void print_logs(kubeapi::Client& c, const Json& job, const LogsPlan& plan,
       } catch (...) {
         f.error = std::current_exception();
       }
-    }));
+    });
   }
-  for (auto& r : running) r.get();
+  // At most k_max_log_requests at a time, so that a job of many workers does not open a
+  // connection per worker at once (kubectl's --max-log-requests is 5).
+  std::atomic<size_t> next{0};
+  std::vector<std::thread> fetchers;
+  for (size_t n = 0; n < std::min(fetches.size(), k_max_log_requests); ++n)
+    fetchers.emplace_back([&] {
+      for (size_t i; (i = next++) < fetches.size();) fetches[i]();
+    });
+  for (auto& t : fetchers) t.join();
   std::exception_ptr first;
   for (const Fetched& f : fetched) {
     out.lines(f.label, f.index, f.lines);

@@ -461,7 +461,7 @@ class LogsDescribeTest(JobBase):
     """`ejob logs` and `ejob describe` of a submitted job."""
 
     def test_logs_of_every_worker_prefixed_in_order(self):
-        self.submit()
+        self.submit(workers="1:12")
         self.scale("bert", 3)
         self.say("bert-worker-2", "two a", "two b")
         self.say("bert-worker-0", "zero a", "zero b", "zero c")
@@ -479,6 +479,13 @@ class LogsDescribeTest(JobBase):
         self.assertEqual(colored, "\033[33m[worker-1]\033[0m one a\n")
         requests = [r["path"] for r in self.server.ctl("requests") if r["path"].endswith("/log")]
         self.assertIn("/api/v1/namespaces/elastic-job/pods/bert-worker-1/log", requests)
+        # More workers than log requests at a time: still every one, in order.
+        self.scale("bert", 12)
+        for i in range(3, 12):
+            self.say(f"bert-worker-{i}", f"w{i}")
+        out = self.ejob("logs", "bert", "--tail", "1").stdout
+        self.assertEqual(out, "[worker-0] zero c\n[worker-1] one a\n[worker-2] two b\n" +
+                         "".join(f"[worker-{i}] w{i}\n" for i in range(3, 12)))
 
     def test_logs_previous_and_unstarted_workers_are_noted(self):
         self.submit()
