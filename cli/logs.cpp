@@ -11,7 +11,6 @@
 #include <unistd.h>
 
 #include <atomic>
-#include <cmath>
 #include <cstdlib>
 #include <functional>
 #include <iostream>
@@ -71,7 +70,8 @@ LogsPlan plan_of(const LogsFlags& f) {
     const auto ns = render::gotime::parse_duration(f.since, error);
     if (!ns) throw Error(ErrorCode::Usage, "--since: " + error);
     if (*ns <= 0) throw Error(ErrorCode::Usage, "--since must be more than 0, got " + f.since);
-    p.options.since_seconds = static_cast<long>(std::ceil(static_cast<double>(*ns) / 1e9));
+    constexpr int64_t k_second = 1'000'000'000;
+    p.options.since_seconds = static_cast<long>((*ns + k_second - 1) / k_second);  // rounded up
   }
   if (!f.since_time.empty()) {
     if (!kubeapi::parse_rfc3339(f.since_time))
