@@ -1,7 +1,7 @@
 /// `ejob describe NAME`: the job, its conditions, its worker pods with their restarts, the
 /// evictions and preemptions its workers went through, and the events of the job and its pods
-/// (cli/job_describe.hpp lays them out). Four requests after the job's own: worker pods, the
-/// job's own pods and the namespace's events, side by side.
+/// (cli/job_describe.hpp lays them out). Four requests side by side: the job, its worker pods,
+/// its etcd pod and the namespace's events.
 
 #include <future>
 #include <iostream>
@@ -33,23 +33,27 @@ void run_describe(const DescribeFlags& f) {
   kubeapi::Client& c = *session.client;
   const std::string ns =
       f.kube.name_space.empty() ? std::string(k_job_namespace) : f.kube.name_space;
-  JobView view;
-  view.job = get_job(c, kubeapi::job_resource(c), ns, f.name);
-  const std::string uid = view.job["metadata"].value("uid", "");
-  auto workers = std::async(std::launch::async, [&] { return job_pods(c, view.job); });
+  // The job and what describe shows with it, side by side: one round trip when the job exists.
+  auto workers = std::async(std::launch::async, [&] { return worker_pods(c, ns, f.name); });
   auto own = std::async(std::launch::async, [&] {
-    std::vector<Json> pods;
-    for (Json& pod : c.list(c.resource("v1", "Pod"), ns,
-                            {"app.kubernetes.io/instance=" + f.name +
-                             ",app.kubernetes.io/component=etcd," + k_managed_by_ejob})
-                         .items)
-      if (owned_by(pod, uid)) pods.push_back(std::move(pod));
-    return pods;
+    return c
+        .list(c.resource("v1", "Pod"), ns,
+              {"app.kubernetes.io/instance=" + f.name + ",app.kubernetes.io/component=etcd," +
+               k_managed_by_ejob})
+        .items;
   });
   auto events =
       std::async(std::launch::async, [&] { return c.list(c.resource("v1", "Event"), ns).items; });
-  view.workers = workers.get();
-  view.own_pods = own.get();
+  JobView view;
+  try {
+    view.job = get_job(c, ns, f.name);
+  } catch (...) {
+    workers.wait(), own.wait(), events.wait();
+    throw;
+  }
+  const std::string uid = view.job["metadata"].value("uid", "");
+  view.workers = keep_owned(workers.get(), uid);
+  view.own_pods = keep_owned(own.get(), uid);
   view.events = events.get();
   if (out == Output::Text) {
     std::cout << describe_job(view, std::chrono::system_clock::now());

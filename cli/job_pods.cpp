@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <charconv>
 
+#include "ejob/kubeapi/job_submit.hpp"
 #include "ejob/util/error.hpp"
 
 namespace ejob::cli {
@@ -28,24 +29,23 @@ std::string worker_selector(const std::string& name) {
   return "group-name=elastic.pytorch.org,job-name=" + name;
 }
 
-Json get_job(kubeapi::Client& client, const kubeapi::ResourceInfo& res, const std::string& ns,
-             const std::string& name) {
-  std::optional<Json> job = client.try_get(res, ns, name);
+Json get_job(kubeapi::Client& client, const std::string& ns, const std::string& name) {
+  const kubeapi::ResourceInfo own = kubeapi::own_job_resource();
+  std::optional<Json> job = client.try_get(own, ns, name);
+  if (!job) {
+    const kubeapi::ResourceInfo served = kubeapi::job_resource(client);  // CRD missing: throws
+    if (served.plural != own.plural || served.version != own.version)
+      job = client.try_get(served, ns, name);
+  }
   if (!job)
     throw Error(ErrorCode::NotFound, "elasticjob \"" + name + "\" not found in namespace " + ns);
   return std::move(*job);
 }
 
-std::vector<Json> job_pods(kubeapi::Client& client, const Json& job) {
-  const Json& meta = member(job, "metadata");
-  const std::string uid = text(member(meta, "uid"));
-  const kubeapi::ResourceInfo pods = client.resource("v1", "Pod");
-  std::vector<Json> out;
-  for (Json& pod : client
-                       .list(pods, text(member(meta, "namespace")),
-                             {worker_selector(text(member(meta, "name")))})
-                       .items)
-    if (owned_by(pod, uid)) out.push_back(std::move(pod));
+std::vector<Json> worker_pods(kubeapi::Client& client, const std::string& ns,
+                              const std::string& name) {
+  std::vector<Json> out =
+      client.list(client.resource("v1", "Pod"), ns, {worker_selector(name)}).items;
   std::stable_sort(out.begin(), out.end(), [](const Json& a, const Json& b) {
     const int ia = replica_index(a);
     const int ib = replica_index(b);
@@ -54,6 +54,20 @@ std::vector<Json> job_pods(kubeapi::Client& client, const Json& job) {
            text(member(member(b, "metadata"), "name"));
   });
   return out;
+}
+
+std::vector<Json> keep_owned(std::vector<Json> objects, const std::string& uid) {
+  objects.erase(std::remove_if(objects.begin(), objects.end(),
+                               [&](const Json& o) { return !owned_by(o, uid); }),
+                objects.end());
+  return objects;
+}
+
+std::vector<Json> job_pods(kubeapi::Client& client, const Json& job) {
+  const Json& meta = member(job, "metadata");
+  return keep_owned(
+      worker_pods(client, text(member(meta, "namespace")), text(member(meta, "name"))),
+      text(member(meta, "uid")));
 }
 
 bool owned_by(const Json& obj, const std::string& uid) {

@@ -16,13 +16,20 @@ namespace ejob::cli {
 /// The label selector of the controller's worker pods of job `name`.
 std::string worker_selector(const std::string& name);
 
-/// The ElasticJob `name` in `ns`; ejob::Error(NotFound) `elasticjob "NAME" not found in
-/// namespace NS` when there is none.
-kubeapi::Json get_job(kubeapi::Client& client, const kubeapi::ResourceInfo& res,
-                      const std::string& ns, const std::string& name);
+/// The ElasticJob `name` in `ns`, in one request when it exists (at the path ejob's CRD
+/// defines; discovery only after a 404). ejob::Error(NotFound): `elasticjob "NAME" not found in
+/// namespace NS`, or job_resource's `install-crds` error when the CRD is not served.
+kubeapi::Json get_job(kubeapi::Client& client, const std::string& ns, const std::string& name);
 
-/// The job's worker pods owned by `job` (its uid: a pod of an earlier job of the same name is
-/// not one of them), by replica index, then name.
+/// The pods labelled as job `name`'s workers in `ns`, by replica index, then name. Pods of an
+/// earlier job of the same name may be among them: keep_owned drops those.
+std::vector<kubeapi::Json> worker_pods(kubeapi::Client& client, const std::string& ns,
+                                       const std::string& name);
+
+/// The objects owned by the object whose uid is `uid`.
+std::vector<kubeapi::Json> keep_owned(std::vector<kubeapi::Json> objects, const std::string& uid);
+
+/// The job's worker pods: worker_pods owned by `job`.
 std::vector<kubeapi::Json> job_pods(kubeapi::Client& client, const kubeapi::Json& job);
 
 /// Whether `obj` has an owner reference to the object whose uid is `uid`.

@@ -13,6 +13,7 @@
 #include <atomic>
 #include <cstdlib>
 #include <functional>
+#include <future>
 #include <iostream>
 #include <map>
 #include <memory>
@@ -148,12 +149,12 @@ bool wanted(const LogsPlan& plan, const Json& pod) {
 constexpr size_t k_max_log_requests = 8;
 
 /// Without -f: each selected worker's log, fetched side by side, printed worker after worker.
-void print_logs(kubeapi::Client& c, const Json& job, const LogsPlan& plan,
-                const std::string& container, Printer& out) {
+void print_logs(kubeapi::Client& c, const Json& job, std::vector<Json> all_pods,
+                const LogsPlan& plan, const std::string& container, Printer& out) {
   const std::string job_name = name_of(job);
   const std::string ns = job["metadata"].value("namespace", "");
   std::vector<Json> pods;
-  for (Json& pod : job_pods(c, job))
+  for (Json& pod : all_pods)
     if (wanted(plan, pod)) pods.push_back(std::move(pod));
   if (pods.empty()) {
     out.note("elasticjob \"" + job_name + "\" has no worker pods" +
@@ -438,10 +439,19 @@ void run_logs(const LogsFlags& f) {
   kubeapi::Client& c = *session.client;
   const std::string ns =
       f.kube.name_space.empty() ? std::string(k_job_namespace) : f.kube.name_space;
-  const Json job = get_job(c, kubeapi::job_resource(c), ns, f.name);
   Printer out(plan.color, plan.prefix);
-  if (!f.follow) return print_logs(c, job, plan, f.container, out);
-  Follower(c, job, plan, f.container, out).run();
+  if (f.follow) return Follower(c, get_job(c, ns, f.name), plan, f.container, out).run();
+  // The job and its worker pods side by side: the logs follow in the second round trip.
+  auto pods = std::async(std::launch::async, [&] { return worker_pods(c, ns, f.name); });
+  Json job;
+  try {
+    job = get_job(c, ns, f.name);
+  } catch (...) {
+    pods.wait();
+    throw;
+  }
+  print_logs(c, job, keep_owned(pods.get(), job["metadata"].value("uid", "")), plan, f.container,
+             out);
 }
 
 }  // namespace

@@ -107,14 +107,6 @@ Json owner_reference(const Json& job) {
           {"blockOwnerDeletion", true}};
 }
 
-/// The ElasticJob's resource as ejob's CRD defines it (plural elasticjobs, namespaced), so
-/// that its create need not wait for discovery; discovery still decides whether it is served.
-ResourceInfo own_job_resource(const std::string& api_version) {
-  const auto slash = api_version.find('/');
-  const std::string group = slash == std::string::npos ? "" : api_version.substr(0, slash);
-  return {group, api_version.substr(slash + 1), "elasticjobs", k_job_kind, true};
-}
-
 bool same_resource(const ResourceInfo& a, const ResourceInfo& b) {
   return a.group == b.group && a.version == b.version && a.plural == b.plural &&
          a.namespaced == b.namespaced;
@@ -233,6 +225,12 @@ std::exception_ptr send_dependents(Client& c, std::vector<Json>& objects, size_t
 }
 
 }  // namespace
+
+ResourceInfo own_job_resource(const std::string& api_version) {
+  const auto slash = api_version.find('/');
+  const std::string group = slash == std::string::npos ? "" : api_version.substr(0, slash);
+  return {group, api_version.substr(slash + 1), "elasticjobs", k_job_kind, true};
+}
 
 ResourceInfo job_resource(Client& c, const std::string& api_version) {
   auto res = c.find_resource(api_version, k_job_kind);

@@ -62,6 +62,10 @@ inline constexpr const char* k_job_api_version = "elastic.pytorch.org/v1alpha1";
 /// when the cluster does not serve it.
 ResourceInfo job_resource(Client& client, const std::string& api_version = k_job_api_version);
 
+/// The ElasticJob resource as ejob's CRD defines it (plural elasticjobs, namespaced), to send
+/// a request without waiting for discovery; only discovery (job_resource) says it is served.
+ResourceInfo own_job_resource(const std::string& api_version = k_job_api_version);
+
 /// "kind.group/name" as `kubectl -o name` prints an object.
 std::string qualified_name(const Json& object);
 
