@@ -14,26 +14,6 @@ using Clock = std::chrono::system_clock;
 
 namespace {
 
-const Json& at(const Json& obj, std::initializer_list<const char*> path) {
-  static const Json k_null;
-  const Json* cur = &obj;
-  for (const char* key : path) {
-    if (!cur->is_object()) return k_null;
-    auto it = cur->find(key);
-    if (it == cur->end()) return k_null;
-    cur = &*it;
-  }
-  return *cur;
-}
-
-std::string str(const Json& j) {
-  if (j.is_string()) return j.get<std::string>();
-  if (j.is_number_integer()) return std::to_string(j.get<long>());
-  if (j.is_number()) return std::to_string(static_cast<long>(j.get<double>()));
-  if (j.is_boolean()) return j.get<bool>() ? "true" : "false";
-  return "";
-}
-
 std::string or_none(const std::string& s) { return s.empty() ? "<none>" : s; }
 
 /// The age of an RFC 3339 time at `now`; "" when there is none.
@@ -46,21 +26,21 @@ std::string age_of(const std::string& time, Clock::time_point now) {
 /// When an event last happened: lastTimestamp, else eventTime, else firstTimestamp.
 std::string event_time(const Json& ev) {
   for (const char* key : {"lastTimestamp", "eventTime", "firstTimestamp"})
-    if (std::string t = str(ev.value(key, Json())); !t.empty()) return t;
-  return str(at(ev, {"metadata", "creationTimestamp"}));
+    if (std::string t = json_text(ev.value(key, Json())); !t.empty()) return t;
+  return json_text(json_at(ev, {"metadata", "creationTimestamp"}));
 }
 
 std::string event_first_time(const Json& ev) {
   for (const char* key : {"firstTimestamp", "eventTime"})
-    if (std::string t = str(ev.value(key, Json())); !t.empty()) return t;
+    if (std::string t = json_text(ev.value(key, Json())); !t.empty()) return t;
   return event_time(ev);
 }
 
 /// Whether an event is about one of job `name`'s objects by name: the etcd Pod and Service,
 /// and worker pods and their headless Services (`NAME-worker-I`).
 bool names_job_object(const std::string& job, const Json& ev) {
-  const std::string kind = str(at(ev, {"involvedObject", "kind"}));
-  const std::string name = str(at(ev, {"involvedObject", "name"}));
+  const std::string kind = json_text(json_at(ev, {"involvedObject", "kind"}));
+  const std::string name = json_text(json_at(ev, {"involvedObject", "name"}));
   if (kind != "Pod" && kind != "Service") return false;
   const std::string rest = short_pod_name(job, name);
   if (rest == name) return false;
@@ -74,22 +54,25 @@ bool names_job_object(const std::string& job, const Json& ev) {
 /// A pod's STATUS as kubectl get pods shows it (the common cases): Terminating, the waiting
 /// or terminated reason of a container, the pod's reason (Evicted), else its phase.
 std::string pod_status_word(const Json& pod) {
-  if (!at(pod, {"metadata", "deletionTimestamp"}).is_null()) return "Terminating";
-  if (std::string reason = str(at(pod, {"status", "reason"})); !reason.empty()) return reason;
-  const Json& statuses = at(pod, {"status", "containerStatuses"});
+  if (!json_at(pod, {"metadata", "deletionTimestamp"}).is_null()) return "Terminating";
+  if (std::string reason = json_text(json_at(pod, {"status", "reason"})); !reason.empty())
+    return reason;
+  const Json& statuses = json_at(pod, {"status", "containerStatuses"});
   if (statuses.is_array())
     for (const Json& s : statuses) {
-      if (std::string w = str(at(s, {"state", "waiting", "reason"})); !w.empty()) return w;
-      if (std::string t = str(at(s, {"state", "terminated", "reason"})); !t.empty()) return t;
+      if (std::string w = json_text(json_at(s, {"state", "waiting", "reason"})); !w.empty())
+        return w;
+      if (std::string t = json_text(json_at(s, {"state", "terminated", "reason"})); !t.empty())
+        return t;
     }
-  return or_none(str(at(pod, {"status", "phase"})));
+  return or_none(json_text(json_at(pod, {"status", "phase"})));
 }
 
 constexpr const char* k_eviction_reasons[] = {"Evicted", "Preempted", "TaintManagerEviction"};
 
 bool is_eviction_event(const Json& ev) {
-  const std::string reason = str(ev.value("reason", Json()));
-  return str(at(ev, {"involvedObject", "kind"})) == "Pod" &&
+  const std::string reason = json_text(ev.value("reason", Json()));
+  return json_text(json_at(ev, {"involvedObject", "kind"})) == "Pod" &&
          std::find(std::begin(k_eviction_reasons), std::end(k_eviction_reasons), reason) !=
              std::end(k_eviction_reasons);
 }
@@ -99,12 +82,12 @@ std::string tolerations_text(const Json& spec) {
   std::string out;
   const Json& list = spec.value("tolerations", Json::array());
   for (const Json& t : list) {
-    std::string one = str(t.value("key", Json()));
-    if (std::string op = str(t.value("operator", Json())); op == "Exists")
+    std::string one = json_text(t.value("key", Json()));
+    if (std::string op = json_text(t.value("operator", Json())); op == "Exists")
       one += one.empty() ? "op=Exists" : " op=Exists";
-    else if (std::string v = str(t.value("value", Json())); !v.empty())
+    else if (std::string v = json_text(t.value("value", Json())); !v.empty())
       one += "=" + v;
-    if (std::string e = str(t.value("effect", Json())); !e.empty()) one += ":" + e;
+    if (std::string e = json_text(t.value("effect", Json())); !e.empty()) one += ":" + e;
     out += (out.empty() ? "" : ", ") + one;
   }
   return out;
@@ -113,15 +96,16 @@ std::string tolerations_text(const Json& spec) {
 std::string map_text(const Json& map) {
   std::string out;
   if (map.is_object())
-    for (const auto& [k, v] : map.items()) out += (out.empty() ? "" : ", ") + k + "=" + str(v);
+    for (const auto& [k, v] : map.items())
+      out += (out.empty() ? "" : ", ") + k + "=" + json_text(v);
   return out;
 }
 
 /// The node affinity's required terms in short: "key In (a, b)" ORed with " | ".
 std::string node_affinity_text(const Json& spec) {
   const Json& terms =
-      at(spec, {"affinity", "nodeAffinity", "requiredDuringSchedulingIgnoredDuringExecution",
-                "nodeSelectorTerms"});
+      json_at(spec, {"affinity", "nodeAffinity", "requiredDuringSchedulingIgnoredDuringExecution",
+                     "nodeSelectorTerms"});
   std::string out;
   if (!terms.is_array()) return out;
   for (const Json& term : terms) {
@@ -129,9 +113,9 @@ std::string node_affinity_text(const Json& spec) {
     for (const Json& e : term.value("matchExpressions", Json::array())) {
       std::string values;
       for (const Json& v : e.value("values", Json::array()))
-        values += (values.empty() ? "" : ", ") + str(v);
-      one += (one.empty() ? "" : " and ") + str(e.value("key", Json())) + " " +
-             str(e.value("operator", Json())) + (values.empty() ? "" : " (" + values + ")");
+        values += (values.empty() ? "" : ", ") + json_text(v);
+      one += (one.empty() ? "" : " and ") + json_text(e.value("key", Json())) + " " +
+             json_text(e.value("operator", Json())) + (values.empty() ? "" : " (" + values + ")");
     }
     out += (out.empty() ? "" : " | ") + one;
   }
@@ -157,11 +141,11 @@ void field(std::string& out, const char* name, const std::string& value) {
 }  // namespace
 
 std::vector<Json> job_events(const Json& job, const std::vector<Json>& events) {
-  const std::string uid = str(at(job, {"metadata", "uid"}));
-  const std::string name = str(at(job, {"metadata", "name"}));
+  const std::string uid = json_text(json_at(job, {"metadata", "uid"}));
+  const std::string name = json_text(json_at(job, {"metadata", "name"}));
   std::vector<Json> out;
   for (const Json& ev : events)
-    if ((!uid.empty() && str(at(ev, {"involvedObject", "uid"})) == uid) ||
+    if ((!uid.empty() && json_text(json_at(ev, {"involvedObject", "uid"})) == uid) ||
         names_job_object(name, ev))
       out.push_back(ev);
   std::stable_sort(out.begin(), out.end(), [](const Json& a, const Json& b) {
@@ -173,31 +157,32 @@ std::vector<Json> job_events(const Json& job, const std::vector<Json>& events) {
 }
 
 std::vector<Eviction> job_evictions(const JobView& view, Clock::time_point now) {
-  const std::string job = str(at(view.job, {"metadata", "name"}));
+  const std::string job = json_text(json_at(view.job, {"metadata", "name"}));
   std::vector<std::pair<std::string, Eviction>> found;  // (time, eviction)
   std::set<std::string> seen;                           // pod uids, or names when no uid
   for (const Json& pod : view.workers) {
     const auto why = disruption_of(pod);
     if (!why) continue;
     std::string when;
-    for (const Json& c : at(pod, {"status", "conditions"}).is_array()
-                             ? at(pod, {"status", "conditions"})
+    for (const Json& c : json_at(pod, {"status", "conditions"}).is_array()
+                             ? json_at(pod, {"status", "conditions"})
                              : Json::array())
-      if (str(c.value("type", Json())) == "DisruptionTarget")
-        when = str(c.value("lastTransitionTime", Json()));
-    const std::string name = str(at(pod, {"metadata", "name"}));
-    seen.insert(str(at(pod, {"metadata", "uid"})));
+      if (json_text(c.value("type", Json())) == "DisruptionTarget")
+        when = json_text(c.value("lastTransitionTime", Json()));
+    const std::string name = json_text(json_at(pod, {"metadata", "name"}));
+    seen.insert(json_text(json_at(pod, {"metadata", "uid"})));
     found.push_back({when, {short_pod_name(job, name), age_of(when, now), *why}});
   }
   for (const Json& ev : job_events(view.job, view.events)) {
     if (!is_eviction_event(ev)) continue;
-    const std::string uid = str(at(ev, {"involvedObject", "uid"}));
-    const std::string name = str(at(ev, {"involvedObject", "name"}));
+    const std::string uid = json_text(json_at(ev, {"involvedObject", "uid"}));
+    const std::string name = json_text(json_at(ev, {"involvedObject", "name"}));
     if (!seen.insert(uid.empty() ? name : uid).second) continue;
     const std::string when = event_time(ev);
-    found.push_back({when,
-                     {short_pod_name(job, name), age_of(when, now),
-                      str(ev.value("reason", Json())) + ": " + str(ev.value("message", Json()))}});
+    found.push_back(
+        {when,
+         {short_pod_name(job, name), age_of(when, now),
+          json_text(ev.value("reason", Json())) + ": " + json_text(ev.value("message", Json()))}});
   }
   std::stable_sort(found.begin(), found.end(), [](const auto& a, const auto& b) {
     // A time not known (a pod's status.reason alone) sorts last.
@@ -212,8 +197,9 @@ std::vector<Eviction> job_evictions(const JobView& view, Clock::time_point now) 
 std::string event_age(const Json& ev, Clock::time_point now) {
   const std::string last = age_of(event_time(ev), now);
   const long count = ev.value("count", Json(1)).is_number() ? ev.value("count", 1L) : 1L;
-  const long series =
-      at(ev, {"series", "count"}).is_number() ? at(ev, {"series", "count"}).get<long>() : 0;
+  const long series = json_at(ev, {"series", "count"}).is_number()
+                          ? json_at(ev, {"series", "count"}).get<long>()
+                          : 0;
   const long times = std::max(count, series);
   if (times <= 1) return or_none(last);
   return or_none(last) + " (x" + std::to_string(times) + " over " +
@@ -222,55 +208,56 @@ std::string event_age(const Json& ev, Clock::time_point now) {
 
 std::string describe_job(const JobView& view, Clock::time_point now) {
   const Json& job = view.job;
-  const std::string name = str(at(job, {"metadata", "name"}));
+  const std::string name = json_text(json_at(job, {"metadata", "name"}));
   const Json& spec = job.value("spec", Json::object());
-  const Json& worker = at(spec, {"replicaSpecs", "Worker"});
-  const Json& pod_spec = at(worker, {"template", "spec"});
-  const Json& containers = at(pod_spec, {"containers"});
+  const Json& worker = json_at(spec, {"replicaSpecs", "Worker"});
+  const Json& pod_spec = json_at(worker, {"template", "spec"});
+  const Json& containers = json_at(pod_spec, {"containers"});
   const Json first = containers.is_array() && !containers.empty() ? containers[0] : Json::object();
-  const Json& counts = at(job, {"status", "replicaStatuses", "Worker"});
+  const Json& counts = json_at(job, {"status", "replicaStatuses", "Worker"});
   std::string out;
   field(out, "Name", name);
-  field(out, "Namespace", str(at(job, {"metadata", "namespace"})));
+  field(out, "Namespace", json_text(json_at(job, {"metadata", "namespace"})));
   field(out, "Status", job_status(job));
-  const std::string created = str(at(job, {"metadata", "creationTimestamp"}));
+  const std::string created = json_text(json_at(job, {"metadata", "creationTimestamp"}));
   field(out, "Created",
         or_none(created) + (created.empty() ? "" : " (" + age_of(created, now) + " ago)"));
-  if (std::string done = str(at(job, {"status", "completionTime"})); !done.empty())
+  if (std::string done = json_text(json_at(job, {"status", "completionTime"})); !done.empty())
     field(out, "Completed", done + " (" + age_of(done, now) + " ago)");
-  field(out, "Image", or_none(str(first.value("image", Json()))));
+  field(out, "Image", or_none(json_text(first.value("image", Json()))));
   std::string args;
   for (const Json& a : first.value("args", Json::array()))
-    args += (args.empty() ? "" : " ") + str(a);
+    args += (args.empty() ? "" : " ") + json_text(a);
   field(out, "Args", or_none(args));
   field(out, "Workers",
-        "min " + or_none(str(spec.value("minReplicas", Json()))) + ", max " +
-            or_none(str(spec.value("maxReplicas", Json()))) + ", desired " +
-            or_none(str(worker.value("replicas", Json()))) + "; active " +
+        "min " + or_none(json_text(spec.value("minReplicas", Json()))) + ", max " +
+            or_none(json_text(spec.value("maxReplicas", Json()))) + ", desired " +
+            or_none(json_text(worker.value("replicas", Json()))) + "; active " +
             std::to_string(counts.value("active", 0L)) + ", succeeded " +
             std::to_string(counts.value("succeeded", 0L)) + ", failed " +
             std::to_string(counts.value("failed", 0L)));
-  field(out, "Restart policy", or_none(str(worker.value("restartPolicy", Json()))));
-  field(out, "Limits", or_none(map_text(at(first, {"resources", "limits"}))));
-  field(out, "Requests", or_none(map_text(at(first, {"resources", "requests"}))));
+  field(out, "Restart policy", or_none(json_text(worker.value("restartPolicy", Json()))));
+  field(out, "Limits", or_none(map_text(json_at(first, {"resources", "limits"}))));
+  field(out, "Requests", or_none(map_text(json_at(first, {"resources", "requests"}))));
   field(out, "Node-Selectors", or_none(map_text(pod_spec.value("nodeSelector", Json()))));
   if (std::string aff = node_affinity_text(pod_spec); !aff.empty())
     field(out, "Node-Affinity", aff);
   field(out, "Tolerations", or_none(tolerations_text(pod_spec)));
-  std::string rdzv = or_none(str(spec.value("rdzvEndpoint", Json())));
+  std::string rdzv = or_none(json_text(spec.value("rdzvEndpoint", Json())));
   for (const Json& pod : view.own_pods)
-    rdzv += " (pod " + str(at(pod, {"metadata", "name"})) + ": " + pod_status_word(pod) + ")";
+    rdzv += " (pod " + json_text(json_at(pod, {"metadata", "name"})) + ": " + pod_status_word(pod) +
+            ")";
   field(out, "Rendezvous", rdzv);
 
-  const Json& conditions = at(job, {"status", "conditions"});
+  const Json& conditions = json_at(job, {"status", "conditions"});
   if (conditions.is_array() && !conditions.empty()) {
     out += "Conditions:\n";
     std::vector<Row> rows = {{"TYPE", "STATUS", "REASON", "AGE", "MESSAGE"}};
     for (const Json& c : conditions)
-      rows.push_back({str(c.value("type", Json())), str(c.value("status", Json())),
-                      str(c.value("reason", Json())),
-                      or_none(age_of(str(c.value("lastTransitionTime", Json())), now)),
-                      str(c.value("message", Json()))});
+      rows.push_back({json_text(c.value("type", Json())), json_text(c.value("status", Json())),
+                      json_text(c.value("reason", Json())),
+                      or_none(age_of(json_text(c.value("lastTransitionTime", Json())), now)),
+                      json_text(c.value("message", Json()))});
     out += indented_table(rows);
   } else {
     field(out, "Conditions", "<none>");
@@ -280,10 +267,10 @@ std::string describe_job(const JobView& view, Clock::time_point now) {
     out += "Worker pods:\n";
     std::vector<Row> rows = {{"NAME", "STATUS", "RESTARTS", "NODE", "IP", "AGE"}};
     for (const Json& pod : view.workers)
-      rows.push_back({str(at(pod, {"metadata", "name"})), pod_status_word(pod),
+      rows.push_back({json_text(json_at(pod, {"metadata", "name"})), pod_status_word(pod),
                       std::to_string(pod_restarts(pod)),
-                      or_none(str(at(pod, {"spec", "nodeName"}))),
-                      or_none(str(at(pod, {"status", "podIP"}))), object_age(pod, now)});
+                      or_none(json_text(json_at(pod, {"spec", "nodeName"}))),
+                      or_none(json_text(json_at(pod, {"status", "podIP"}))), object_age(pod, now)});
     out += indented_table(rows);
   } else {
     field(out, "Worker pods", "<none>");
@@ -307,15 +294,15 @@ std::string describe_job(const JobView& view, Clock::time_point now) {
     out += "Events:\n";
     std::vector<Row> rows = {{"TYPE", "REASON", "AGE", "FROM", "OBJECT", "MESSAGE"}};
     for (const Json& ev : events) {
-      std::string from = str(at(ev, {"source", "component"}));
-      if (from.empty()) from = str(ev.value("reportingComponent", Json()));
-      std::string kind = str(at(ev, {"involvedObject", "kind"}));
+      std::string from = json_text(json_at(ev, {"source", "component"}));
+      if (from.empty()) from = json_text(ev.value("reportingComponent", Json()));
+      std::string kind = json_text(json_at(ev, {"involvedObject", "kind"}));
       std::transform(kind.begin(), kind.end(), kind.begin(),
                      [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
-      rows.push_back({str(ev.value("type", Json())), str(ev.value("reason", Json())),
+      rows.push_back({json_text(ev.value("type", Json())), json_text(ev.value("reason", Json())),
                       event_age(ev, now), or_none(from),
-                      kind + "/" + str(at(ev, {"involvedObject", "name"})),
-                      str(ev.value("message", Json()))});
+                      kind + "/" + json_text(json_at(ev, {"involvedObject", "name"})),
+                      json_text(ev.value("message", Json()))});
     }
     out += indented_table(rows);
   } else {

@@ -12,18 +12,29 @@ using kubeapi::Json;
 
 namespace {
 
-const Json& member(const Json& obj, const char* key) {
-  static const Json k_null;
-  if (!obj.is_object()) return k_null;
-  auto it = obj.find(key);
-  return it == obj.end() ? k_null : *it;
-}
-
-std::string text(const Json& j) { return j.is_string() ? j.get<std::string>() : std::string(); }
-
 int number(const Json& j) { return j.is_number() ? j.get<int>() : 0; }
 
 }  // namespace
+
+const Json& json_at(const Json& obj, std::initializer_list<const char*> path) {
+  static const Json k_null;
+  const Json* cur = &obj;
+  for (const char* key : path) {
+    if (!cur->is_object()) return k_null;
+    auto it = cur->find(key);
+    if (it == cur->end()) return k_null;
+    cur = &*it;
+  }
+  return *cur;
+}
+
+std::string json_text(const Json& j) {
+  if (j.is_string()) return j.get<std::string>();
+  if (j.is_number_integer()) return std::to_string(j.get<long>());
+  if (j.is_number()) return std::to_string(static_cast<long>(j.get<double>()));
+  if (j.is_boolean()) return j.get<bool>() ? "true" : "false";
+  return "";
+}
 
 std::string worker_selector(const std::string& name) {
   return "group-name=elastic.pytorch.org,job-name=" + name;
@@ -50,8 +61,8 @@ std::vector<Json> worker_pods(kubeapi::Client& client, const std::string& ns,
     const int ia = replica_index(a);
     const int ib = replica_index(b);
     if (ia != ib) return ia < ib;
-    return text(member(member(a, "metadata"), "name")) <
-           text(member(member(b, "metadata"), "name"));
+    return json_text(json_at(a, {"metadata", "name"})) <
+           json_text(json_at(b, {"metadata", "name"}));
   });
   return out;
 }
@@ -64,22 +75,21 @@ std::vector<Json> keep_owned(std::vector<Json> objects, const std::string& uid) 
 }
 
 std::vector<Json> job_pods(kubeapi::Client& client, const Json& job) {
-  const Json& meta = member(job, "metadata");
-  return keep_owned(
-      worker_pods(client, text(member(meta, "namespace")), text(member(meta, "name"))),
-      text(member(meta, "uid")));
+  const Json& meta = json_at(job, {"metadata"});
+  return keep_owned(worker_pods(client, json_text(json_at(meta, {"namespace"})),
+                                json_text(json_at(meta, {"name"}))),
+                    json_text(json_at(meta, {"uid"})));
 }
 
 bool owned_by(const Json& obj, const std::string& uid) {
-  const Json& refs = member(member(obj, "metadata"), "ownerReferences");
+  const Json& refs = json_at(obj, {"metadata", "ownerReferences"});
   if (uid.empty() || !refs.is_array()) return false;
   return std::any_of(refs.begin(), refs.end(),
-                     [&](const Json& r) { return text(member(r, "uid")) == uid; });
+                     [&](const Json& r) { return json_text(json_at(r, {"uid"})) == uid; });
 }
 
 int replica_index(const Json& pod) {
-  const std::string label =
-      text(member(member(member(pod, "metadata"), "labels"), "replica-index"));
+  const std::string label = json_text(json_at(pod, {"metadata", "labels", "replica-index"}));
   int value = -1;
   const auto [end, ec] = std::from_chars(label.data(), label.data() + label.size(), value);
   return ec == std::errc() && end == label.data() + label.size() && value >= 0 ? value : -1;
@@ -93,10 +103,10 @@ std::string short_pod_name(const std::string& job, const std::string& pod) {
 
 std::string log_container(const Json& pod, const std::string& wanted) {
   std::vector<std::string> names;
-  const Json& containers = member(member(pod, "spec"), "containers");
+  const Json& containers = json_at(pod, {"spec", "containers"});
   if (containers.is_array())
-    for (const Json& c : containers) names.push_back(text(member(c, "name")));
-  const std::string pod_name = text(member(member(pod, "metadata"), "name"));
+    for (const Json& c : containers) names.push_back(json_text(json_at(c, {"name"})));
+  const std::string pod_name = json_text(json_at(pod, {"metadata", "name"}));
   if (!wanted.empty()) {
     if (std::find(names.begin(), names.end(), wanted) != names.end()) return wanted;
     std::string choices;
@@ -104,8 +114,8 @@ std::string log_container(const Json& pod, const std::string& wanted) {
     throw Error(ErrorCode::Usage, "container " + wanted + " is not valid for pod " + pod_name +
                                       ": choose one of [" + choices + "]");
   }
-  const std::string annotated = text(member(member(member(pod, "metadata"), "annotations"),
-                                            "kubectl.kubernetes.io/default-container"));
+  const std::string annotated = json_text(
+      json_at(pod, {"metadata", "annotations", "kubectl.kubernetes.io/default-container"}));
   if (!annotated.empty() && std::find(names.begin(), names.end(), annotated) != names.end())
     return annotated;
   if (names.empty()) throw Error(ErrorCode::Api, "pod " + pod_name + " has no containers");
@@ -115,21 +125,21 @@ std::string log_container(const Json& pod, const std::string& wanted) {
 ContainerState container_state(const Json& pod, const std::string& container) {
   ContainerState out;
   out.reason = "PodInitializing";
-  const Json& statuses = member(member(pod, "status"), "containerStatuses");
+  const Json& statuses = json_at(pod, {"status", "containerStatuses"});
   if (!statuses.is_array()) return out;
   for (const Json& s : statuses) {
-    if (text(member(s, "name")) != container) continue;
-    out.restarts = number(member(s, "restartCount"));
-    const Json& state = member(s, "state");
-    if (const Json& t = member(state, "terminated"); t.is_object()) {
+    if (json_text(json_at(s, {"name"})) != container) continue;
+    out.restarts = number(json_at(s, {"restartCount"}));
+    const Json& state = json_at(s, {"state"});
+    if (const Json& t = json_at(state, {"terminated"}); t.is_object()) {
       out.phase = ContainerState::Phase::Terminated;
-      out.reason = text(member(t, "reason"));
-      out.exit_code = number(member(t, "exitCode"));
-    } else if (member(state, "running").is_object()) {
+      out.reason = json_text(json_at(t, {"reason"}));
+      out.exit_code = number(json_at(t, {"exitCode"}));
+    } else if (json_at(state, {"running"}).is_object()) {
       out.phase = ContainerState::Phase::Running;
       out.reason.clear();
     } else {
-      out.reason = text(member(member(state, "waiting"), "reason"));
+      out.reason = json_text(json_at(state, {"waiting", "reason"}));
     }
     return out;
   }
@@ -138,21 +148,22 @@ ContainerState container_state(const Json& pod, const std::string& container) {
 
 int pod_restarts(const Json& pod) {
   int sum = 0;
-  const Json& statuses = member(member(pod, "status"), "containerStatuses");
+  const Json& statuses = json_at(pod, {"status", "containerStatuses"});
   if (statuses.is_array())
-    for (const Json& s : statuses) sum += number(member(s, "restartCount"));
+    for (const Json& s : statuses) sum += number(json_at(s, {"restartCount"}));
   return sum;
 }
 
 std::optional<std::string> disruption_of(const Json& pod) {
-  const Json& status = member(pod, "status");
-  if (text(member(status, "reason")) == "Evicted")
-    return "Evicted: " + text(member(status, "message"));
-  const Json& conditions = member(status, "conditions");
+  const Json& status = json_at(pod, {"status"});
+  if (json_text(json_at(status, {"reason"})) == "Evicted")
+    return "Evicted: " + json_text(json_at(status, {"message"}));
+  const Json& conditions = json_at(status, {"conditions"});
   if (conditions.is_array())
     for (const Json& c : conditions)
-      if (text(member(c, "type")) == "DisruptionTarget" && text(member(c, "status")) == "True")
-        return text(member(c, "reason")) + ": " + text(member(c, "message"));
+      if (json_text(json_at(c, {"type"})) == "DisruptionTarget" &&
+          json_text(json_at(c, {"status"})) == "True")
+        return json_text(json_at(c, {"reason"})) + ": " + json_text(json_at(c, {"message"}));
   return std::nullopt;
 }
 

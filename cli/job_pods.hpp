@@ -5,6 +5,7 @@
 /// whether the pod was evicted or preempted. Pure functions over the objects, except
 /// get_job and job_pods, which ask the server.
 
+#include <initializer_list>
 #include <optional>
 #include <string>
 #include <vector>
@@ -12,6 +13,12 @@
 #include "ejob/kubeapi/client.hpp"
 
 namespace ejob::cli {
+
+/// The value at `path` in `obj`: a null Json when a key is missing or a step is not an object.
+const kubeapi::Json& json_at(const kubeapi::Json& obj, std::initializer_list<const char*> path);
+
+/// A scalar as text: a string as it is, whole numbers and booleans spelled out, else "".
+std::string json_text(const kubeapi::Json& j);
 
 /// The label selector of the controller's worker pods of job `name`.
 std::string worker_selector(const std::string& name);
