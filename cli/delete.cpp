@@ -8,6 +8,7 @@
 
 #include "ejob/cli/commands.hpp"
 #include "ejob/cli/job.hpp"
+#include "ejob/cli/job_pods.hpp"
 #include "ejob/cli/job_table.hpp"
 #include "ejob/cli/job_wait.hpp"
 #include "ejob/cli/kube_flags.hpp"
@@ -34,7 +35,7 @@ std::string instance_selector(const std::string& name) {
 size_t pods_left(kubeapi::Client& c, const std::string& ns, const std::string& name) {
   const kubeapi::ResourceInfo pods = c.resource("v1", "Pod");
   return c.list(pods, ns, {instance_selector(name)}).items.size() +
-         c.list(pods, ns, {"job-name=" + name + ",group-name=elastic.pytorch.org"}).items.size();
+         c.list(pods, ns, {worker_selector(name)}).items.size();
 }
 
 void wait_gone(kubeapi::Client& c, const kubeapi::ResourceInfo& res, const std::string& ns,

@@ -164,11 +164,11 @@ std::vector<Eviction> job_evictions(const JobView& view, Clock::time_point now) 
     const auto why = disruption_of(pod);
     if (!why) continue;
     std::string when;
-    for (const Json& c : json_at(pod, {"status", "conditions"}).is_array()
-                             ? json_at(pod, {"status", "conditions"})
-                             : Json::array())
-      if (json_text(c.value("type", Json())) == "DisruptionTarget")
-        when = json_text(c.value("lastTransitionTime", Json()));
+    const Json& conditions = json_at(pod, {"status", "conditions"});
+    if (conditions.is_array())
+      for (const Json& c : conditions)
+        if (json_text(c.value("type", Json())) == "DisruptionTarget")
+          when = json_text(c.value("lastTransitionTime", Json()));
     const std::string name = json_text(json_at(pod, {"metadata", "name"}));
     seen.insert(json_text(json_at(pod, {"metadata", "uid"})));
     found.push_back({when, {short_pod_name(job, name), age_of(when, now), *why}});

@@ -239,12 +239,7 @@ class Follower {
         m_finished(is_finished(job)),
         m_final_status(final_status(job)) {}
 
-  ~Follower() {
-    m_over = true;
-    for (auto& [uid, tail] : m_tails)
-      if (tail->thread.joinable()) tail->thread.join();
-    if (m_job_watch.joinable()) m_job_watch.join();
-  }
+  ~Follower() { stop(); }
 
   void run() {
     const kubeapi::ResourceInfo pods = m_c.resource("v1", "Pod");
@@ -263,10 +258,7 @@ class Follower {
       on_pod(ev.type, ev.object, false);
       return !m_over.load();
     });
-    m_over = true;
-    if (m_job_watch.joinable()) m_job_watch.join();
-    for (auto& [uid, tail] : m_tails)
-      if (tail->thread.joinable()) tail->thread.join();
+    stop();
     if (m_job_error) std::rethrow_exception(m_job_error);
     if (m_deleted)
       m_out.note("elasticjob \"" + m_job + "\" was deleted");
@@ -402,6 +394,15 @@ class Follower {
       m_job_error = std::current_exception();
       m_over = true;
     }
+  }
+
+  /// Ends every stream and watch and waits for their threads (the job watch first: it is
+  /// the other thread that adds to m_tails).
+  void stop() {
+    m_over = true;
+    if (m_job_watch.joinable()) m_job_watch.join();
+    for (auto& [uid, tail] : m_tails)
+      if (tail->thread.joinable()) tail->thread.join();
   }
 
   /// Ends the follow once the job has finished and every worker's log has been read to its
