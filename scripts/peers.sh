@@ -1,0 +1,60 @@
+#!/usr/bin/env bash
+# Unpacks, privately under .cache/peers/, the peer programs the tests run in more than one
+# version: Debian 12's kubectl (1.20) and Debian 13's (1.32), both static Go binaries from the
+# `kubernetes-client` package. Nothing is installed into the host and trixie is never added to
+# its apt sources: each suite gets its own apt state under .cache/peers/apt-SUITE, pointed at
+# the Debian mirror this machine's sources already name, and the packages are unpacked with
+# dpkg-deb -x. A peer already unpacked is kept (reruns need no network).
+#   scripts/peers.sh            unpack what is missing; print one line per peer
+set -euo pipefail
+cd "$(dirname "$0")/.."
+root=$PWD/.cache/peers
+mirror=$(scripts/debian-mirror.sh)
+
+fail() {
+  echo "peers: error: $1" >&2
+  echo "peers: to fix: $2" >&2
+  exit 1
+}
+
+# apt-get with a private state for one suite: no host sources, lists, cache, preferences or
+# dpkg status (a vendor package installed here, e.g. kubectl 1:528, must not hide the suite's).
+suite_apt() {
+  local suite=$1
+  shift
+  local dir=$root/apt-$suite
+  apt-get -q -o Dir::Etc::SourceList="$dir/sources.list" -o Dir::Etc::SourceParts="$dir/empty" \
+    -o Dir::Etc::Preferences="$dir/empty/none" -o Dir::Etc::PreferencesParts="$dir/empty" \
+    -o Dir::State::Lists="$dir/lists" -o Dir::Cache="$dir/cache" -o Dir::State::status="$dir/status" \
+    -o Debug::NoLocking=true -o APT::Sandbox::User="$(id -un)" "$@"
+}
+
+# Downloads PACKAGE of SUITE and unpacks it into .cache/peers/NAME (once).
+unpack_deb() {
+  local suite=$1 package=$2 name=$3
+  local dir=$root/apt-$suite dest=$root/$name
+  [ -f "$dest/.unpacked" ] && return 0
+  mkdir -p "$dir/lists/partial" "$dir/cache/archives/partial" "$dir/debs" "$dir/empty"
+  touch "$dir/status"
+  echo "deb $mirror $suite main" >"$dir/sources.list"
+  suite_apt "$suite" update --error-on=any >"$dir/update.log" 2>&1 ||
+    fail "cannot read Debian $suite's package lists from $mirror (see $dir/update.log)" \
+      "check the network or proxy (http_proxy) to that mirror, then rerun scripts/deps.sh test"
+  rm -f "$dir"/debs/*.deb
+  (cd "$dir/debs" && suite_apt "$suite" download "$package" >"$dir/download.log" 2>&1) ||
+    fail "cannot download $package from Debian $suite (see $dir/download.log)" \
+      "check the network or proxy to $mirror, then rerun scripts/deps.sh test"
+  rm -rf "$dest"
+  dpkg-deb -x "$dir"/debs/"$package"_*.deb "$dest"
+  touch "$dest/.unpacked"
+}
+
+# kubectl: bookworm's package is kubernetes-client; in trixie that name is a transitional
+# package and the binary is in `kubectl`.
+unpack_deb bookworm kubernetes-client debian12-kubectl
+unpack_deb trixie kubectl debian13-kubectl
+for k in "$root"/debian1?-kubectl/usr/bin/kubectl; do
+  v=$("$k" version --client -o json 2>/dev/null | sed -n 's/.*"gitVersion": *"\([^"]*\)".*/\1/p')
+  [ -n "$v" ] || fail "${k#"$PWD"/} does not run" "rm -rf .cache/peers and rerun scripts/deps.sh test"
+  echo "peers: kubectl $v at ${k#"$PWD"/}" >&2
+done
