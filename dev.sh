@@ -2,23 +2,57 @@
 # The two commands of the README.
 #   ./dev.sh demo   install what is missing, build, and run the main job on the embedded default
 #   ./dev.sh test   install what is missing (test peers included), build, and pass every test
+# On failure it says which step failed and what to do (the step's own output names the cause).
 set -euo pipefail
 cd "$(dirname "$0")"
 jobs=$(nproc 2>/dev/null || echo 2)
 
+step=""
+hint=""
+run_step() { # run_step NAME HINT COMMAND...: runs COMMAND as the step NAME
+  step=$1 hint=$2
+  shift 2
+  echo "dev.sh: $step" >&2
+  "$@"
+}
+on_failure() {
+  echo "dev.sh: step '$step' failed (exit $1)." >&2
+  [ -z "$hint" ] || echo "dev.sh: what to do: $hint" >&2
+}
+trap 'on_failure $?' ERR
+
+# The build and the private peers are written inside the checkout.
+writable_checkout() {
+  local probe
+  probe=$(mktemp -p . .dev-write-XXXXXX 2>/dev/null) || {
+    echo "dev.sh: the checkout $PWD is read-only; building writes build/ and .cache/ inside it." >&2
+    echo "dev.sh: what to do: clone it to a writable place: git clone $PWD ~/ejob && ~/ejob/dev.sh ${1:-test}" >&2
+    return 1
+  }
+  rm -f "$probe"
+}
+
+deps_hint="the lines above from deps: say the cause and the fix"
+build_hint="the compiler's or CMake's first error above names the file and line"
 case "${1:-}" in
   demo)
-    scripts/deps.sh build
-    cmake --preset release -DEJOB_TESTS=OFF >/dev/null
-    cmake --build build/release -j"$jobs" --target ejob
-    exec build/release/ejob template examples/job.yaml
+    step="check the checkout"
+    writable_checkout demo
+    run_step "install what is missing" "$deps_hint" scripts/deps.sh build
+    run_step "configure" "$build_hint" cmake --preset release -DEJOB_TESTS=OFF >/dev/null
+    run_step "build" "$build_hint" cmake --build build/release -j"$jobs" --target ejob
+    run_step "render the example job" "build/release/ejob's message above names the file and field" \
+      build/release/ejob template examples/job.yaml
     ;;
   test)
-    scripts/deps.sh test
-    scripts/check-format.sh
-    cmake --preset ci >/dev/null
-    cmake --build build/ci -j"$jobs"
-    exec ctest --preset ci
+    step="check the checkout"
+    writable_checkout test
+    run_step "install what is missing" "$deps_hint" scripts/deps.sh test
+    run_step "check formatting" "format the files listed with clang-format-14 -i" scripts/check-format.sh
+    run_step "configure" "$build_hint" cmake --preset ci >/dev/null
+    run_step "build" "$build_hint" cmake --build build/ci -j"$jobs"
+    run_step "test" "the failed tests are listed above; rerun one with: ctest --preset ci -R 'NAME' --output-on-failure" \
+      ctest --preset ci
     ;;
   *)
     echo "usage: ./dev.sh demo|test" >&2

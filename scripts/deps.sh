@@ -1,32 +1,154 @@
 #!/usr/bin/env bash
-# Installs, from Debian's archive, what ejob needs and the machine lacks.
+# Installs, from Debian's archive, what ejob needs and this machine lacks.
 #   scripts/deps.sh build   compiler, CMake and the libraries ejob links
-#   scripts/deps.sh test    the above plus the test peers: etcd, torch, Go + Sprig, kubectl checks
-# Nothing is downloaded from anywhere else.
+#   scripts/deps.sh test    the above plus the test peers: etcd, torch, Go + Sprig, kubectl
+#                           (Debian 12's and 13's kubectl unpacked privately: scripts/peers.sh)
+# A need is met by whatever the machine already has, whoever installed it: a kubectl, etcd, go
+# or python3 from elsewhere is used as it is and never replaced (a vendor package that owns
+# /usr/bin/kubectl makes Debian's kubernetes-client fail at unpack). Before anything is
+# installed, every file of every package to install is checked against the files other
+# packages own, and everything is downloaded first: a failure leaves nothing half-installed.
+# Nothing is downloaded from anywhere but Debian's archive.
 set -euo pipefail
+cd "$(dirname "$0")/.."
+mode=${1:-build}
 
-build_pkgs=(g++ cmake ninja-build pkg-config make git ca-certificates
-  libcli11-dev libyaml-cpp-dev libcurl4-openssl-dev libssl-dev nlohmann-json3-dev
-  libre2-dev libfmt-dev libtomlplusplus-dev zlib1g-dev)
-test_pkgs=(catch2 clang-format python3 python3-yaml openssl curl procps iproute2
-  libcpp-httplib-dev libbenchmark-dev
-  golang-go golang-github-masterminds-sprig-dev golang-k8s-sigs-yaml-dev
-  golang-gopkg-yaml.v2-dev golang-gopkg-yaml.v3-dev golang-github-burntsushi-toml-dev
-  golang-github-xeipuuv-gojsonschema-dev
-  kubernetes-client etcd-server etcd-client python3-torch python3-etcd nghttp2-server)
+say() { echo "deps: $*" >&2; }
+fail() {
+  echo "deps: error: $1" >&2
+  echo "deps: to fix: $2" >&2
+  exit 1
+}
 
-want=("${build_pkgs[@]}")
-[ "${1:-build}" = test ] && want+=("${test_pkgs[@]}")
+has_pkg() { dpkg-query -W -f='${Status}' "$1" 2>/dev/null | grep -q "install ok installed"; }
+has_cmd() { command -v "$1" >/dev/null 2>&1; }
+# at_least VERSION MINIMUM: true when VERSION sorts at or after MINIMUM.
+at_least() { [ -n "$1" ] && printf '%s\n%s\n' "$2" "$1" | sort -V -C; }
+cmd_version() { "$@" 2>/dev/null | grep -oE '[0-9]+\.[0-9]+(\.[0-9]+)?' | head -n 1 || true; }
+sys_python_has() { [ -x /usr/bin/python3 ] && /usr/bin/python3 -c "import $1" 2>/dev/null; }
 
+# --- What each need is, how to tell it is met, and the Debian package that meets it ---------
 missing=()
-for p in "${want[@]}"; do
-  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
-done
-[ ${#missing[@]} -eq 0 ] && exit 0
+need() { # need PACKAGE [PROBE...]: PACKAGE is wanted unless PROBE (default: it is installed) holds
+  local package=$1
+  shift
+  if [ $# -eq 0 ]; then has_pkg "$package" || missing+=("$package"); else "$@" || missing+=("$package"); fi
+}
 
-SUDO=""
-[ "$(id -u)" -ne 0 ] && SUDO="sudo"
-export DEBIAN_FRONTEND=noninteractive
-echo "deps: installing ${missing[*]}" >&2
-$SUDO apt-get update -qq
-$SUDO apt-get install -y -qq --no-install-recommends -o DPkg::Lock::Timeout=600 "${missing[@]}" >&2
+gxx_ok() { at_least "$(cmd_version g++ -dumpfullversion)" 12; }
+cmake_ok() { at_least "$(cmd_version cmake --version)" 3.25; }
+need g++ gxx_ok
+need cmake cmake_ok
+need ninja-build has_cmd ninja
+need pkg-config has_cmd pkg-config
+need make has_cmd make
+need git has_cmd git
+for p in ca-certificates libcli11-dev libyaml-cpp-dev libcurl4-openssl-dev libssl-dev \
+  nlohmann-json3-dev libre2-dev libfmt-dev libtomlplusplus-dev zlib1g-dev; do need "$p"; done
+
+# clang-format must be 14 (Debian 12's): other majors format the same file differently.
+clang_format_ok() {
+  local v
+  v=$(cmd_version clang-format --version)
+  has_cmd clang-format-14 || { at_least "$v" 14 && ! at_least "$v" 15; }
+}
+# etcd 3.3 to 3.5 serve the v2 API the agent's etcd rendezvous speaks (3.6 removed it).
+etcd_ok() { local v; v=$(cmd_version etcd --version); at_least "$v" 3.3 && ! at_least "$v" 3.6; }
+go_ok() { at_least "$(cmd_version go version)" 1.19; }
+kubectl_ok() { at_least "$(cmd_version kubectl version --client -o json)" 1.20; }
+if [ "$mode" = test ]; then
+  need clang-format-14 clang_format_ok
+  need python3 test -x /usr/bin/python3
+  need python3-yaml sys_python_has yaml
+  need python3-torch sys_python_has torch
+  need python3-etcd sys_python_has etcd
+  need etcd-server etcd_ok
+  need golang-go go_ok
+  need kubernetes-client kubectl_ok
+  need openssl has_cmd openssl
+  need curl has_cmd curl
+  need procps has_cmd ps
+  need iproute2 has_cmd ss
+  need nghttp2-server has_cmd nghttpd
+  # Go's text/template + Sprig oracle builds in GOPATH mode from Debian's Go source packages.
+  for p in catch2 libcpp-httplib-dev libbenchmark-dev golang-github-masterminds-sprig-dev \
+    golang-k8s-sigs-yaml-dev golang-gopkg-yaml.v2-dev golang-gopkg-yaml.v3-dev \
+    golang-github-burntsushi-toml-dev golang-github-xeipuuv-gojsonschema-dev; do need "$p"; done
+fi
+
+# A tool found but unusable is said, never replaced: the tests use the right copy or stop here.
+if [ "$mode" = test ] && has_cmd etcd && ! etcd_ok; then
+  fail "the etcd on PATH ($(command -v etcd), $(cmd_version etcd --version)) has no v2 API (etcd 3.6 removed it)" \
+    "put an etcd 3.4 or 3.5 first on PATH, or remove that one so Debian's etcd-server can be installed"
+fi
+
+# Root for apt-get: ourselves, or sudo where this user may use it.
+root_runner() {
+  [ "$(id -u)" -eq 0 ] && return 0
+  has_cmd sudo || fail "installing ${missing[*]} needs root; this user is not root and there is no sudo" \
+    "run as root: su -c 'apt-get install --no-install-recommends ${missing[*]}', then rerun"
+  sudo true || fail "installing ${missing[*]} needs root, and sudo refused this user" \
+    "run as root: su -c 'apt-get install --no-install-recommends ${missing[*]}', then rerun"
+  echo sudo
+}
+
+# Everything is downloaded into a private archive folder first and checked; only then is
+# anything unpacked, so no network or a clash leaves the machine as it was.
+install_missing() {
+  [ ${#missing[@]} -eq 0 ] && return 0
+  local sudo audit log archives
+  sudo=$(root_runner)
+  audit=$(dpkg --audit 2>&1 || true)
+  [ -z "$audit" ] || fail "dpkg was interrupted earlier and left packages half-configured: $(echo "$audit" |
+    grep -oE '^ [a-z0-9][^ ]*' | tr -d ' ' | tr '\n' ' ')" "run: ${sudo:+sudo }dpkg --configure -a, then rerun"
+  say "installing ${missing[*]}"
+  export DEBIAN_FRONTEND=noninteractive
+  log=$(mktemp)
+  archives=$(mktemp -d)
+  mkdir "$archives/partial"
+  local apt=(apt-get -y -q --no-install-recommends -o DPkg::Lock::Timeout=600
+    -o Dir::Cache::Archives="$archives/")
+  [ -z "$sudo" ] || apt=(sudo "${apt[@]}")
+  "${apt[@]}" update --error-on=any >"$log" 2>&1 ||
+    fail "apt-get update cannot read Debian's archive: $(grep -E '^(E|W|Err):' "$log" | head -n 1)" \
+      "check the network or proxy (http_proxy) to the mirror in /etc/apt/sources.list*, then rerun"
+  "${apt[@]}" install --download-only "${missing[@]}" >"$log" 2>&1 ||
+    fail "apt-get cannot download ${missing[*]}: $(grep -E '^(E|W):' "$log" | head -n 2 | tr '\n' ' ')" \
+      "check the network to the Debian mirror (and that these are bookworm's packages), then rerun"
+  refuse_file_conflicts "$archives"
+  "${apt[@]}" install --no-download "${missing[@]}" >"$log" 2>&1 ||
+    fail "installing ${missing[*]} failed: $(grep -E '^(E|dpkg):' "$log" | head -n 2 | tr '\n' ' ') (log: $log)" \
+      "run: ${sudo:+sudo }apt-get -f install, then rerun"
+  $sudo rm -rf "$archives" "$log"
+}
+
+# Prints "PACKAGE FILE OWNER" for each file of DEB that an installed, other package owns.
+clashes_of_deb() {
+  local deb=$1 owned=$2 package file owner
+  package=$(dpkg-deb -f "$deb" Package)
+  dpkg-deb --fsys-tarfile "$deb" | tar -t | sed -n 's|^\.\(/.*[^/]\)$|\1|p' | sort -u |
+    comm -12 - "$owned" | while read -r file; do
+      [ -d "$file" ] && continue
+      owner=$(dpkg-query -S "$file" 2>/dev/null | head -n 1 | sed 's/: .*//; s/:[a-z0-9]*$//')
+      [ -z "$owner" ] || [ "$owner" = "$package" ] || echo "$package $file $owner"
+    done
+  return 0
+}
+
+# Refuses when a package about to be unpacked holds a file another installed package owns
+# (dpkg would stop halfway with "trying to overwrite"), naming both and the file.
+refuse_file_conflicts() {
+  local archives=$1 owned clash deb package file owner
+  owned=$(mktemp)
+  cat /var/lib/dpkg/info/*.list | sort -u >"$owned"
+  clash=$(for deb in "$archives"/*.deb; do clashes_of_deb "$deb" "$owned"; done | head -n 1)
+  rm -f "$owned"
+  [ -z "$clash" ] && return 0
+  read -r package file owner <<<"$clash"
+  fail "Debian's $package would overwrite $file, which the installed package $owner owns (nothing was installed)" \
+    "if $owner provides what $package would, it is used as it is; otherwise remove $owner (apt-get remove $owner) and rerun"
+}
+
+install_missing
+[ "$mode" = test ] && exec scripts/peers.sh
+exit 0
