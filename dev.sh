@@ -3,7 +3,7 @@
 #   ./dev.sh demo   install what is missing, build, and run the main job on the embedded default
 #   ./dev.sh test   install what is missing (test peers included), build, and pass every test
 # On failure it says which step failed and what to do (the step's own output names the cause).
-set -euo pipefail
+set -Eeuo pipefail
 cd "$(dirname "$0")"
 jobs=$(nproc 2>/dev/null || echo 2)
 
