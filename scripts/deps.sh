@@ -25,6 +25,11 @@ has_cmd() { command -v "$1" >/dev/null 2>&1; }
 # at_least VERSION MINIMUM: true when VERSION sorts at or after MINIMUM.
 at_least() { [ -n "$1" ] && printf '%s\n%s\n' "$2" "$1" | sort -V -C; }
 cmd_version() { "$@" 2>/dev/null | grep -oE '[0-9]+\.[0-9]+(\.[0-9]+)?' | head -n 1 || true; }
+# The cause apt gives in LOG: a failed fetch with its reason, else its first error line.
+apt_cause() {
+  awk '/^Err:/ {url = $2 " " $3 " " $4; getline; sub(/^ +/, ""); print url ": " $0; found = 1; exit}
+    END {if (!found) exit 1}' "$1" 2>/dev/null || grep -E '^(E|W|dpkg):' "$1" | head -n 1 || true
+}
 sys_python_has() { [ -x /usr/bin/python3 ] && /usr/bin/python3 -c "import $1" 2>/dev/null; }
 
 # --- What each need is, how to tell it is met, and the Debian package that meets it ---------
@@ -94,32 +99,41 @@ root_runner() {
 
 # Everything is downloaded into a private archive folder first and checked; only then is
 # anything unpacked, so no network or a clash leaves the machine as it was.
+scratch=""
+keep_scratch=""
+remove_scratch() {
+  [ -z "$scratch" ] || [ -n "$keep_scratch" ] || ${sudo:-} rm -rf "$scratch"
+  scratch=""
+}
 install_missing() {
   [ ${#missing[@]} -eq 0 ] && return 0
-  local sudo audit log archives
+  local audit
   sudo=$(root_runner)
   audit=$(dpkg --audit 2>&1 || true)
   [ -z "$audit" ] || fail "dpkg was interrupted earlier and left packages half-configured: $(echo "$audit" |
     grep -oE '^ [a-z0-9][^ ]*' | tr -d ' ' | tr '\n' ' ')" "run: ${sudo:+sudo }dpkg --configure -a, then rerun"
   say "installing ${missing[*]}"
   export DEBIAN_FRONTEND=noninteractive
-  log=$(mktemp)
-  archives=$(mktemp -d)
-  mkdir "$archives/partial"
+  scratch=$(mktemp -d)
+  trap remove_scratch EXIT
+  local log=$scratch/apt.log archives=$scratch/archives
+  mkdir -p "$archives/partial"
   local apt=(apt-get -y -q --no-install-recommends -o DPkg::Lock::Timeout=600
     -o Dir::Cache::Archives="$archives/")
   [ -z "$sudo" ] || apt=(sudo "${apt[@]}")
   "${apt[@]}" update --error-on=any >"$log" 2>&1 ||
-    fail "apt-get update cannot read Debian's archive: $(grep -E '^(E|W|Err):' "$log" | head -n 1)" \
+    fail "apt-get update cannot read Debian's archive ($(apt_cause "$log"))" \
       "check the network or proxy (http_proxy) to the mirror in /etc/apt/sources.list*, then rerun"
   "${apt[@]}" install --download-only "${missing[@]}" >"$log" 2>&1 ||
-    fail "apt-get cannot download ${missing[*]}: $(grep -E '^(E|W):' "$log" | head -n 2 | tr '\n' ' ')" \
+    fail "apt-get cannot download ${missing[*]} ($(apt_cause "$log"))" \
       "check the network to the Debian mirror (and that these are bookworm's packages), then rerun"
   refuse_file_conflicts "$archives"
-  "${apt[@]}" install --no-download "${missing[@]}" >"$log" 2>&1 ||
-    fail "installing ${missing[*]} failed: $(grep -E '^(E|dpkg):' "$log" | head -n 2 | tr '\n' ' ') (log: $log)" \
+  "${apt[@]}" install --no-download "${missing[@]}" >"$log" 2>&1 || {
+    keep_scratch=1
+    fail "installing ${missing[*]} failed ($(apt_cause "$log"); log: $log)" \
       "run: ${sudo:+sudo }apt-get -f install, then rerun"
-  $sudo rm -rf "$archives" "$log"
+  }
+  remove_scratch
 }
 
 # Prints "PACKAGE FILE OWNER" for each file of DEB that an installed, other package owns.
