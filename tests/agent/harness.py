@@ -173,6 +173,8 @@ class Harness:
         self.root = tempfile.mkdtemp(prefix="ejob-agent-it-")
         self.out = os.path.join(self.root, "out")
         os.makedirs(self.out)
+        self.tmp = os.path.join(self.root, "tmp")
+        os.makedirs(self.tmp)
         self.etcd = None
         self.agents = []
 
@@ -182,7 +184,10 @@ class Harness:
 
     def env(self, tag, extra=None):
         env = dict(os.environ)
-        env.update({"PYTHON_EXEC": SYSTEM_PYTHON, "AGENT_TAG": tag, "PYTHONDONTWRITEBYTECODE": "1"})
+        # TMPDIR inside the harness's root: torchrun's (and the agent's) torchelastic_* log
+        # folders go away with it instead of piling up in /tmp.
+        env.update({"PYTHON_EXEC": SYSTEM_PYTHON, "AGENT_TAG": tag, "PYTHONDONTWRITEBYTECODE": "1",
+                    "TMPDIR": self.tmp})
         env.update(extra or {})
         return env
 
