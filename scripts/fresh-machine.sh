@@ -91,8 +91,9 @@ run_variant() {
   chroot "$root" /usr/bin/env -i HOME=/root LANG=C.UTF-8 TERM=dumb \
     PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin \
     bash -c 'cd /work/main && ./dev.sh test' >"$log" 2>&1 || rc=$?
-  echo "fresh-machine: $variant: exit $rc; the log's last lines:" >&2
-  tail -n 5 "$log" >&2
+  echo "fresh-machine: $variant: exit $rc; the log's verdict and last lines:" >&2
+  grep -E '^[0-9]+% tests passed' "$log" >&2 || true
+  tail -n 3 "$log" >&2
   release_root "$root"
   [ "$keep" = --keep ] || rm -rf "$root"
   return "$rc"
