@@ -26,6 +26,7 @@
 #include "ejob/cli/job_pods.hpp"
 #include "ejob/cli/job_table.hpp"
 #include "ejob/cli/kube_flags.hpp"
+#include "ejob/kubeapi/api_error.hpp"
 #include "ejob/kubeapi/exec_plugin.hpp"
 #include "ejob/kubeapi/job_submit.hpp"
 #include "ejob/render/go_time.hpp"
@@ -259,7 +260,7 @@ class Follower {
       return !m_over.load();
     });
     stop();
-    if (m_job_error) std::rethrow_exception(m_job_error);
+    if (m_error) std::rethrow_exception(m_error);
     if (m_deleted)
       m_out.note("elasticjob \"" + m_job + "\" was deleted");
     else if (!m_final_status.empty())
@@ -353,8 +354,11 @@ class Follower {
       }
       try {
         stream_log(m_c, m_ns, t->name, t->label, t->index, options, m_out);
-      } catch (const std::exception& e) {
+      } catch (const kubeapi::ApiError& e) {
+        if (e.http_status() != 404) return end_with_error(std::current_exception());
         if (!m_over) m_out.note(t->label + ": " + e.what());
+      } catch (const std::exception&) {
+        return end_with_error(std::current_exception());
       }
       std::lock_guard lock(m_mutex);
       if (!m_over && t->latest > t->streamed) {  // restarted while this stream was open
@@ -365,6 +369,15 @@ class Follower {
       maybe_finish();
       return;
     }
+  }
+
+  /// A worker's stream failed other than by its pod being gone (refused, forbidden, the
+  /// server unreachable): the follow ends with that error, as `kubectl logs -f` does, instead
+  /// of waiting silently for a job whose logs cannot be read.
+  void end_with_error(std::exception_ptr error) {
+    std::lock_guard lock(m_mutex);
+    if (!m_over && !m_error) m_error = std::move(error);
+    m_over = true;
   }
 
   /// Watches the ElasticJob for its end; sets m_over when it is deleted, and notes its end.
@@ -391,7 +404,7 @@ class Follower {
       });
     } catch (...) {
       std::lock_guard lock(m_mutex);
-      m_job_error = std::current_exception();
+      m_error = std::current_exception();
       m_over = true;
     }
   }
@@ -427,7 +440,7 @@ class Follower {
   bool m_finished;
   bool m_deleted = false;
   std::string m_final_status;
-  std::exception_ptr m_job_error;
+  std::exception_ptr m_error;
   std::map<std::string, std::unique_ptr<Tail>> m_tails;  ///< by pod uid
   std::set<std::string> m_disrupted;                     ///< pod uids noted as evicted
   std::set<std::string> m_seen_names;

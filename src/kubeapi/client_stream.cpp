@@ -116,7 +116,9 @@ void Client::logs(const std::string& ns, const std::string& pod, const LogOption
   if (options.since_seconds >= 0) add("sinceSeconds", std::to_string(options.since_seconds));
   if (options.tail_lines >= 0) add("tailLines", std::to_string(options.tail_lines));
   std::string error_body;
-  Request request{Method::Get, target + q, "", "", "text/plain"};
+  // kubectl's Accept: the apiserver negotiates a log request like any other (text/plain is a
+  // 406 there) and answers with the container's text whatever was asked.
+  Request request{Method::Get, target + q, "", "", "application/json, */*"};
   request.cancel = options.cancel;
   const long status = m_transport.stream(request, sink, error_body);
   if (options.cancel && options.cancel->load()) return;

@@ -524,6 +524,17 @@ class LogsDescribeTest(JobBase):
             p = self.ejob("logs", "bert", *args, ok=False)
             self.assertEqual((p.returncode, p.stderr), (2, message), args)
 
+    def test_logs_a_refused_stream_ends_the_follow(self):
+        # A user who may read pods but not pods/log: -f ends with the server's refusal (exit 6)
+        # instead of printing it and waiting for the job, as kubectl logs -f ends.
+        self.submit()
+        self.say("bert-worker-0", "zero 1")
+        message = ('ejob: error: pods "bert-worker-0" is forbidden: User "pod-reader" cannot get resource '
+                   '"pods/log" in API group "" in the namespace "elastic-job"\n')
+        for follow in ([], ["-f"]):
+            p = self.ejob("logs", "bert", "--worker", "0", "--context", "pod-reader-token", *follow, ok=False)
+            self.assertEqual((p.returncode, p.stderr.splitlines()[-1] + "\n"), (6, message), follow)
+
     def test_logs_follow_the_job_through_scale_out_restart_and_its_end(self):
         self.submit()
         self.say("bert-worker-0", "zero 1")

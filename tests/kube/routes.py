@@ -202,6 +202,8 @@ def matches(h, obj):
 def forbid(h, verb, res, name, ns, sub):
     if h.user == "admin" or (h.user == "viewer" and verb in READ_VERBS):
         return
+    if h.user == "pod-reader" and verb in READ_VERBS and sub != "log":
+        return
     what = res.plural + (f"/{sub}" if sub else "")
     obj = f'{res.qualified()} "{name}"' if name else res.qualified()
     where = f' in the namespace "{ns}"' if ns else ""
@@ -256,6 +258,25 @@ def api(h):
     resource_call(h, res, ns if res.namespaced else None, name, sub)
 
 
+SERVED_MEDIA_TYPES = ("application/json", "application/yaml", "application/vnd.kubernetes.protobuf")
+
+
+def negotiate(h):
+    """A 406 for an Accept header that names none of the media types the apiserver serves, as
+    k8s.io/apiserver's negotiation answers before a request reaches its handler: pod logs too,
+    whose body is text but whose Accept must still be one of these (kubectl sends
+    "application/json, */*"). An absent Accept is */*."""
+    accept = h.headers.get("Accept", "").strip()
+    if not accept:
+        return
+    for clause in accept.split(","):
+        media = clause.split(";")[0].strip().lower()
+        if media in ("*/*", "application/*") or media in SERVED_MEDIA_TYPES:
+            return
+    raise ApiError(406, "NotAcceptable",
+                   "only the following media types are accepted: " + ", ".join(SERVED_MEDIA_TYPES))
+
+
 def verb_of(h, name, sub):
     m = h.command
     if m in ("GET", "HEAD"):
@@ -268,6 +289,7 @@ def verb_of(h, name, sub):
 
 def resource_call(h, res, ns, name, sub):
     store = h.server.store
+    negotiate(h)
     verb = verb_of(h, name, sub)
     forbid(h, verb, res, name, ns, sub)
     dry = h.query.get("dryRun") == "All"

@@ -4,13 +4,14 @@
     server.py --dir DIR
 
 Makes a test PKI in DIR (certs.py), listens with TLS on 127.0.0.1 port 0, writes DIR/kubeconfig
-(contexts admin-cert, admin-token, viewer-token, viewer-cert, basic, anonymous) and prints one
+(contexts admin-cert, admin-token, viewer-token, viewer-cert, pod-reader-token, basic, anonymous) and prints one
 JSON line {"port": N} on stdout when ready. It stops when stdin closes or on POST /_test/shutdown.
 
 Authentication: client certificates signed by DIR/ca.crt (CN = user), bearer tokens
 (admin-token, viewer-token, plus those added with /_test/tokens), basic auth admin:admin-password.
 Bad credentials are 401; no credentials is user system:anonymous (403 except /version, /healthz).
-admin may do everything, viewer only get/list/watch.
+admin may do everything, viewer only get/list/watch, pod-reader (pod-reader-token) the same
+but not pods/log, a role clusters often hand out.
 
 Test control (no auth, never faulted, not counted), all JSON:
   POST /_test/faults {rate, kinds:[429|500|503|drop|drop_after|truncate], latency_ms,
@@ -99,7 +100,7 @@ class Server(ThreadingHTTPServer):
         self.faults = Faults()
         self.requests = []
         self.requests_lock = threading.Lock()
-        self.tokens = {"admin-token": "admin", "viewer-token": "viewer"}
+        self.tokens = {"admin-token": "admin", "viewer-token": "viewer", "pod-reader-token": "pod-reader"}
         self.logs = {}
         self.websocket_closes = []
         self.config = {"bookmark_interval": 1.0, "evict_blocked": [], "path_prefix": ""}
@@ -307,6 +308,7 @@ def write_kubeconfig(directory, port):
         "viewer-cert": {"client-certificate-data": data("viewer.crt"), "client-key-data": data("viewer.key")},
         "admin-token": {"token": "admin-token"},
         "viewer-token": {"token": "viewer-token"},
+        "pod-reader-token": {"token": "pod-reader-token"},
         "basic": {"username": "admin", "password": "admin-password"},
         "anonymous": {},
     }
