@@ -80,7 +80,8 @@ bool is_eviction_event(const Json& ev) {
 /// "key=value:effect" per toleration, as kubectl describe pod shows them.
 std::string tolerations_text(const Json& spec) {
   std::string out;
-  const Json& list = spec.value("tolerations", Json::array());
+  const Json& list = json_at(spec, {"tolerations"});
+  if (!list.is_array()) return out;
   for (const Json& t : list) {
     std::string one = json_text(t.value("key", Json()));
     if (std::string op = json_text(t.value("operator", Json())); op == "Exists")
@@ -136,6 +137,13 @@ void field(std::string& out, const char* name, const std::string& value) {
   std::string label = std::string(name) + ":";
   label.resize(std::max<size_t>(label.size() + 1, 17), ' ');
   out += label + value + "\n";
+}
+
+/// A worker count of the job's status: 0 until an operator has written one (a job no
+/// controller acts on has no status at all).
+long count_at(const Json& counts, const char* key) {
+  const Json& n = json_at(counts, {key});
+  return n.is_number_integer() ? n.get<long>() : 0;
 }
 
 }  // namespace
@@ -209,7 +217,7 @@ std::string event_age(const Json& ev, Clock::time_point now) {
 std::string describe_job(const JobView& view, Clock::time_point now) {
   const Json& job = view.job;
   const std::string name = json_text(json_at(job, {"metadata", "name"}));
-  const Json& spec = job.value("spec", Json::object());
+  const Json& spec = json_at(job, {"spec"});
   const Json& worker = json_at(spec, {"replicaSpecs", "Worker"});
   const Json& pod_spec = json_at(worker, {"template", "spec"});
   const Json& containers = json_at(pod_spec, {"containers"});
@@ -224,26 +232,26 @@ std::string describe_job(const JobView& view, Clock::time_point now) {
         or_none(created) + (created.empty() ? "" : " (" + age_of(created, now) + " ago)"));
   if (std::string done = json_text(json_at(job, {"status", "completionTime"})); !done.empty())
     field(out, "Completed", done + " (" + age_of(done, now) + " ago)");
-  field(out, "Image", or_none(json_text(first.value("image", Json()))));
+  field(out, "Image", or_none(json_text(json_at(first, {"image"}))));
   std::string args;
-  for (const Json& a : first.value("args", Json::array()))
-    args += (args.empty() ? "" : " ") + json_text(a);
+  if (const Json& list = json_at(first, {"args"}); list.is_array())
+    for (const Json& a : list) args += (args.empty() ? "" : " ") + json_text(a);
   field(out, "Args", or_none(args));
   field(out, "Workers",
-        "min " + or_none(json_text(spec.value("minReplicas", Json()))) + ", max " +
-            or_none(json_text(spec.value("maxReplicas", Json()))) + ", desired " +
-            or_none(json_text(worker.value("replicas", Json()))) + "; active " +
-            std::to_string(counts.value("active", 0L)) + ", succeeded " +
-            std::to_string(counts.value("succeeded", 0L)) + ", failed " +
-            std::to_string(counts.value("failed", 0L)));
-  field(out, "Restart policy", or_none(json_text(worker.value("restartPolicy", Json()))));
+        "min " + or_none(json_text(json_at(spec, {"minReplicas"}))) + ", max " +
+            or_none(json_text(json_at(spec, {"maxReplicas"}))) + ", desired " +
+            or_none(json_text(json_at(worker, {"replicas"}))) + "; active " +
+            std::to_string(count_at(counts, "active")) + ", succeeded " +
+            std::to_string(count_at(counts, "succeeded")) + ", failed " +
+            std::to_string(count_at(counts, "failed")));
+  field(out, "Restart policy", or_none(json_text(json_at(worker, {"restartPolicy"}))));
   field(out, "Limits", or_none(map_text(json_at(first, {"resources", "limits"}))));
   field(out, "Requests", or_none(map_text(json_at(first, {"resources", "requests"}))));
-  field(out, "Node-Selectors", or_none(map_text(pod_spec.value("nodeSelector", Json()))));
+  field(out, "Node-Selectors", or_none(map_text(json_at(pod_spec, {"nodeSelector"}))));
   if (std::string aff = node_affinity_text(pod_spec); !aff.empty())
     field(out, "Node-Affinity", aff);
   field(out, "Tolerations", or_none(tolerations_text(pod_spec)));
-  std::string rdzv = or_none(json_text(spec.value("rdzvEndpoint", Json())));
+  std::string rdzv = or_none(json_text(json_at(spec, {"rdzvEndpoint"})));
   for (const Json& pod : view.own_pods)
     rdzv += " (pod " + json_text(json_at(pod, {"metadata", "name"})) + ": " + pod_status_word(pod) +
             ")";

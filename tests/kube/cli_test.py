@@ -507,6 +507,17 @@ class LogsDescribeTest(JobBase):
         self.assertEqual(p.stderr, "ejob: worker-0 has no previous container (it has not restarted)\n")
         self.assertEqual(self.ejob("logs", "bert", "-w", "1").stdout, "[worker-1] after the restart\n")
 
+    def test_describe_a_job_no_operator_acts_on(self):
+        # No ElasticJob operator: the job has no status and no pods, as on a fresh cluster.
+        self.server.ctl("config", {"operator": False})
+        self.submit()
+        [job] = self.server.objects("ElasticJob")
+        self.assertNotIn("status", job)
+        p = self.ejob("describe", "bert")
+        self.assertRegex(p.stdout, r"\nWorkers: +min 1, max 3, desired \S+; active 0, succeeded 0, failed 0\n")
+        for fmt in ("yaml", "json"):
+            self.assertIn("bert", self.ejob("describe", "bert", "-o", fmt).stdout)
+
     def test_logs_errors(self):
         p = self.ejob("logs", "bert", ok=False)
         self.assertEqual(p.returncode, 8)

@@ -20,8 +20,9 @@ MANAGER = "elastic-job-k8s-controller"
 
 
 class Controller:
-    def __init__(self, store):
+    def __init__(self, store, config):
         self.store = store
+        self.config = config  # the server's /_test/config: "operator": False = none installed
         self.queue = queue.Queue()
         self.idle = threading.Condition()
         self.busy = 0
@@ -35,6 +36,8 @@ class Controller:
         if res.kind == "CustomResourceDefinition" and etype != "DELETED":
             if not established(obj):
                 self.enqueue(("crd", obj["metadata"]["name"]), self.store.crd_establish_delay)
+        elif not self.config.get("operator", True):
+            return  # a cluster without the ElasticJob operator: jobs get no pods and no status
         elif res.group == GROUP and res.kind == "ElasticJob" and etype != "DELETED":
             self.enqueue(("job", obj["metadata"]["namespace"], obj["metadata"]["name"]))
         elif res.kind == "Pod":

@@ -22,7 +22,8 @@ Test control (no auth, never faulted, not counted), all JSON:
   POST /_test/logs {namespace, pod, container, lines:[{time, text}], previous:[..], done}
   POST /_test/pod-phase {namespace, name, phase, exitCode}
   POST /_test/config {crd_establish_delay, bookmark_interval, evict_blocked:[pod names],
-                      path_prefix: API paths only under it, as behind a proxy ("/k8s/clusters/c-1")}
+                      path_prefix: API paths only under it, as behind a proxy ("/k8s/clusters/c-1"),
+                      operator: false = no ElasticJob operator (jobs stay without pods or status)}
   POST /_test/compact             forget watch history (older resourceVersions get 410)
   POST /_test/sync                wait until the ElasticJob controller is idle
   GET  /_test/objects             every stored object
@@ -105,7 +106,7 @@ class Server(ThreadingHTTPServer):
         self.websocket_closes = []
         self.config = {"bookmark_interval": 1.0, "evict_blocked": [], "path_prefix": ""}
         self.stopping = threading.Event()
-        self.controller = controller.Controller(self.store)
+        self.controller = controller.Controller(self.store, self.config)
         ctx = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
         ctx.load_cert_chain(os.path.join(directory, "server.crt"), os.path.join(directory, "server.key"))
         ctx.load_verify_locations(os.path.join(directory, "ca.crt"))
