@@ -31,6 +31,7 @@ struct SubmitFlags {
   std::string output;
   bool wait = false;
   std::string timeout = "0";
+  bool create_namespace = false;
 };
 
 /// The checked options (no I/O).
@@ -136,6 +137,7 @@ void run_submit(SubmitFlags& f) {
   options.dry_run =
       plan.dry_run == DryRunMode::Server ? kubeapi::DryRun::All : kubeapi::DryRun::None;
   options.name_space = first->name_space;
+  options.create_namespace = f.create_namespace;
   const kubeapi::SubmitResult result = kubeapi::submit_job(*session.client, render, options);
   print_result(result, plan);
   if (!plan.wait) return;
@@ -160,6 +162,8 @@ void register_submit(CLI::App& app) {
              "client (also bare --dry-run): print the manifests; server: let the server check them")
           ->expected(0, 1);
   cmd->add_option("-o,--output", flags->output, "Print the created objects: name, json or yaml");
+  cmd->add_flag("--create-namespace", flags->create_namespace,
+                "Create the job's namespace if it does not exist (as Helm's flag)");
   cmd->add_flag("--wait", flags->wait,
                 "Wait for the job to end: exit 0 succeeded, 1 failed, 10 preempted, 9 timed out");
   cmd->add_option("--timeout", flags->timeout,

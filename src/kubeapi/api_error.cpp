@@ -24,17 +24,23 @@ ApiError error_from_status(long http_status, std::string_view body) {
     if (!text.empty()) message += ": " + text;
     return ApiError(code, message, http_status, "", {});
   }
-  std::vector<StatusCause> causes;
-  const auto details = doc.value("details", nlohmann::json::object());
-  for (const auto& c : details.value("causes", nlohmann::json::array()))
-    causes.push_back({c.value("reason", ""), c.value("message", ""), c.value("field", "")});
+  StatusDetails details;
+  if (const nlohmann::json d = doc.value("details", nlohmann::json()); d.is_object()) {
+    details.kind = d.value("kind", "");
+    details.name = d.value("name", "");
+    if (const nlohmann::json list = d.value("causes", nlohmann::json()); list.is_array())
+      for (const auto& c : list)
+        if (c.is_object())
+          details.causes.push_back(
+              {c.value("reason", ""), c.value("message", ""), c.value("field", "")});
+  }
   std::string message = doc.value("message", "");
   const std::string reason = doc.value("reason", "");
   if (http_status == 401 && (message.empty() || message == "Unauthorized"))
     message = "the server rejected the credentials (401 Unauthorized)";
   if (message.empty())
     message = "the server answered HTTP " + std::to_string(http_status) + " " + reason;
-  return ApiError(code, message, http_status, reason, std::move(causes));
+  return ApiError(code, message, http_status, reason, std::move(details));
 }
 
 }  // namespace ejob::kubeapi

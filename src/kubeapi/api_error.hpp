@@ -19,25 +19,33 @@ struct StatusCause {
   std::string field;
 };
 
+/// Status.details: the object the status is about, and the field causes.
+struct StatusDetails {
+  std::string kind;  ///< the resource, as the server names it: "namespaces", "pods"
+  std::string name;
+  std::vector<StatusCause> causes;
+};
+
 /// An error answered by the API server.
 class ApiError : public Error {
  public:
   ApiError(ErrorCode code, std::string message, long http_status, std::string reason,
-           std::vector<StatusCause> causes)
+           StatusDetails details)
       : Error(code, std::move(message)),
         m_http_status(http_status),
         m_reason(std::move(reason)),
-        m_causes(std::move(causes)) {}
+        m_details(std::move(details)) {}
 
   [[nodiscard]] long http_status() const { return m_http_status; }
   /// Status.reason, e.g. "AlreadyExists", "Conflict", "NotFound", "Forbidden".
   [[nodiscard]] const std::string& reason() const { return m_reason; }
-  [[nodiscard]] const std::vector<StatusCause>& causes() const { return m_causes; }
+  [[nodiscard]] const StatusDetails& details() const { return m_details; }
+  [[nodiscard]] const std::vector<StatusCause>& causes() const { return m_details.causes; }
 
  private:
   long m_http_status;
   std::string m_reason;
-  std::vector<StatusCause> m_causes;
+  StatusDetails m_details;
 };
 
 /// The error for a non-2xx response with this status and body.

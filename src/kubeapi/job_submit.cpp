@@ -250,7 +250,28 @@ std::string qualified_name(const Json& object) {
   return kind + group + "/" + name_of(object);
 }
 
-SubmitResult submit_job(Client& c, const RenderObjects& render, const SubmitOptions& o) {
+namespace {
+
+/// The namespace a create was refused for because it does not exist, else "".
+std::string missing_namespace(const ApiError& e) {
+  return e.http_status() == 404 && e.details().kind == "namespaces" ? e.details().name : "";
+}
+
+/// Creates namespace `ns` for the job; returns it as made.
+Json create_job_namespace(Client& c, const std::string& ns, DryRun dry_run) {
+  Json object = {
+      {"apiVersion", "v1"},
+      {"kind", "Namespace"},
+      {"metadata", {{"name", ns}, {"labels", {{"app.kubernetes.io/created-by", "ejob"}}}}}};
+  try {
+    return c.create(object, dry_run);
+  } catch (const ApiError& e) {
+    if (e.reason() != "AlreadyExists") throw;  // made meanwhile by someone else: use it
+    return Json();
+  }
+}
+
+SubmitResult submit_once(Client& c, const RenderObjects& render, const SubmitOptions& o) {
   const std::string submission = random_id();
   SubmitResult result;
   std::optional<ResourceInfo> job_res;  // known once the CRD check has answered
@@ -282,6 +303,32 @@ SubmitResult submit_job(Client& c, const RenderObjects& render, const SubmitOpti
     result.job = *job.object;
     result.objects = std::move(results);
     return result;
+  }
+}
+
+}  // namespace
+
+SubmitResult submit_job(Client& c, const RenderObjects& render, const SubmitOptions& o) {
+  try {
+    return submit_once(c, render, o);
+  } catch (const ApiError& e) {
+    const std::string ns = missing_namespace(e);
+    if (ns.empty()) throw;
+    if (!o.create_namespace || o.dry_run != DryRun::None)
+      throw Error(ErrorCode::NotFound,
+                  "namespace \"" + ns +
+                      "\" does not exist: create it with `kubectl create namespace " + ns +
+                      "`, or submit with --create-namespace" +
+                      (o.dry_run != DryRun::None ? " (not with --dry-run)" : ""));
+    const Json made = create_job_namespace(c, ns, o.dry_run);
+    try {
+      return submit_once(c, render, o);
+    } catch (...) {
+      if (!made.is_null())  // made by this call a moment ago, and submit_once took its objects back
+        c.remove(c.resource("v1", "Namespace"), "", ns, Propagation::Background, DryRun::None,
+                 made["metadata"].value("uid", ""));
+      throw;
+    }
   }
 }
 

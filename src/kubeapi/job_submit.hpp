@@ -38,6 +38,9 @@ struct SubmitOptions {
   std::string name_space;  ///< for objects without metadata.namespace
   int max_redraws = 3;
   int max_create_attempts = 4;
+  /// A job namespace that does not exist is created (and removed again when the submit then
+  /// fails), as Helm's --create-namespace; without it that is NotFound saying how to make one.
+  bool create_namespace = false;
 };
 
 struct SubmitResult {

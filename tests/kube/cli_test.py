@@ -35,9 +35,12 @@ PYTHON = "/usr/bin/python3" if os.path.exists("/usr/bin/python3") else sys.execu
 class Server:
     """server.py in a temporary directory; `ctl` drives its /_test endpoints."""
 
-    def __init__(self):
+    def __init__(self, namespaces=("elastic-job",)):
+        """`namespaces`: made by the cluster's admin beforehand (a fresh cluster has only
+        default, kube-system, kube-public and kube-node-lease)."""
         self.dir = tempfile.mkdtemp(prefix="ejob-kube-cli-")
-        self.proc = subprocess.Popen([PYTHON, os.path.join(HERE, "server.py"), "--dir", self.dir],
+        self.proc = subprocess.Popen([PYTHON, os.path.join(HERE, "server.py"), "--dir", self.dir,
+                                      "--namespaces=" + ",".join(namespaces)],
                                      stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
         self.port = json.loads(self.proc.stdout.readline())["port"]
         self.kubeconfig = os.path.join(self.dir, "kubeconfig")
@@ -290,6 +293,47 @@ def recv_until_closed(conn, n):
             break
         data += chunk
     return data
+
+
+class NamespaceTest(Base):
+    """A fresh cluster: no elastic-job namespace until someone makes it."""
+
+    def setUp(self):
+        self.server = Server(namespaces=())
+        self.env = dict(os.environ, KUBECONFIG=self.server.kubeconfig, HOME=self.server.dir)
+
+    def job_objects(self):
+        return [o for o in self.server.objects() if o["kind"] in ("ElasticJob", "Service", "Pod")]
+
+    def namespace(self, name):
+        return [o for o in self.server.objects("Namespace") if o["metadata"]["name"] == name]
+
+    def test_submit_into_a_missing_namespace_says_how_to_make_it(self):
+        self.install_crds()
+        p = self.ejob("submit", *JOB, ok=False)
+        self.assertEqual((p.returncode, p.stderr),
+                         (8, 'ejob: error: namespace "elastic-job" does not exist: create it with '
+                             "`kubectl create namespace elastic-job`, or submit with --create-namespace\n"))
+        self.assertEqual(self.job_objects(), [])
+
+    def test_create_namespace(self):
+        self.install_crds()
+        self.ejob("submit", "--create-namespace", "--name", "bert", "--exact-name", *JOB)
+        [ns] = self.namespace("elastic-job")
+        self.assertEqual(ns["metadata"]["labels"], {"app.kubernetes.io/created-by": "ejob"})
+        self.assertEqual([o["metadata"]["name"] for o in self.server.objects("ElasticJob")], ["bert"])
+        # A second submit finds it there.
+        self.ejob("submit", "--create-namespace", *JOB)
+        self.assertEqual(len(self.server.objects("ElasticJob")), 2)
+
+    def test_create_namespace_is_taken_back_when_the_submit_fails(self):
+        self.install_crds()
+        self.server.ctl("faults", {"methods": ["POST"], "path": "/namespaces/elastic-job/services$",
+                                   "kinds": ["500"], "times": 100})
+        p = self.ejob("submit", "--create-namespace", *JOB, ok=False)
+        self.assertEqual(p.returncode, 5, p.stderr)
+        self.assertEqual(self.job_objects(), [])
+        self.assertEqual(self.namespace("elastic-job"), [])
 
 
 class PortForwardTest(Base):

@@ -94,10 +94,10 @@ class Server(ThreadingHTTPServer):
     daemon_threads = True
     allow_reuse_address = True
 
-    def __init__(self, directory):
+    def __init__(self, directory, namespaces=()):
         super().__init__(("127.0.0.1", 0), Handler)
         self.dir = directory
-        self.store = Store()
+        self.store = Store(namespaces)
         self.faults = Faults()
         self.requests = []
         self.requests_lock = threading.Lock()
@@ -329,10 +329,13 @@ def write_kubeconfig(directory, port):
 def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("--dir", required=True)
+    parser.add_argument("--namespaces", default="",
+                        help="comma-separated namespaces that exist from the start, beyond a fresh "
+                             "cluster's default, kube-system, kube-public and kube-node-lease")
     args = parser.parse_args()
     os.makedirs(args.dir, exist_ok=True)
     certs.make_pki(args.dir)
-    srv = Server(args.dir)
+    srv = Server(args.dir, [n for n in args.namespaces.split(",") if n])
     port = srv.server_address[1]
     write_kubeconfig(args.dir, port)
     threading.Thread(target=srv.serve_forever, daemon=True).start()

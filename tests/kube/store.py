@@ -152,7 +152,8 @@ def dotted(path):
 class Store:
     """All objects, keyed by (group, plural, namespace, name)."""
 
-    def __init__(self):
+    def __init__(self, namespaces=()):
+        """`namespaces`: those an admin made, beyond the four of a fresh cluster."""
         self.lock = threading.RLock()
         self.changed = threading.Condition(self.lock)
         self.rv = 100
@@ -162,7 +163,7 @@ class Store:
         self.compacted_rv = 0     # events at or below this rv are gone (410 for older watches)
         self.hooks = []           # called with (type, resource, object) after each change
         self.crd_establish_delay = 0.0
-        for ns in ("default", "kube-system", "elastic-job"):
+        for ns in ("default", "kube-system", "kube-public", "kube-node-lease", *namespaces):
             self.create(self.resource("", "v1", "namespaces"), None,
                         {"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": ns}},
                         "kube-apiserver", dry_run=False)

@@ -45,7 +45,9 @@ TestServer::TestServer() {
   std::string py = python();
   std::string script = std::string(EJOB_SOURCE_DIR) + "/tests/kube/server.py";
   std::string dir_flag = "--dir";
-  char* argv[] = {py.data(), script.data(), dir_flag.data(), m_dir.data(), nullptr};
+  std::string namespaces = "--namespaces=elastic-job";  // made by the cluster's admin
+  char* argv[] = {py.data(),    script.data(),     dir_flag.data(),
+                  m_dir.data(), namespaces.data(), nullptr};
   const int rc = posix_spawnp(&m_pid, py.c_str(), &actions, nullptr, argv, environ);
   posix_spawn_file_actions_destroy(&actions);
   close(in[0]);
