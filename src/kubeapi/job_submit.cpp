@@ -37,9 +37,15 @@ bool is_ours(const Json& existing, const std::string& submission) {
 }
 
 /// Creates `object` in `res`; after an ambiguous failure, tries again and, on AlreadyExists,
-/// looks whether the object there is this submit's.
+/// looks whether the object there is this submit's. The tries share one request timeout
+/// (a hung server gets one, not max_create_attempts of them).
 Sent create_once(Client& c, const ResourceInfo& res, const Json& object,
                  const std::string& submission, const SubmitOptions& o) {
+  const std::chrono::milliseconds budget = c.transport().request_timeout();
+  const auto deadline = std::chrono::steady_clock::now() + budget;
+  auto out_of_time = [&] {
+    return budget.count() > 0 && std::chrono::steady_clock::now() >= deadline;
+  };
   for (int attempt = 1;; ++attempt) {
     try {
       return {Outcome::Created, c.create(res, object, o.dry_run)};
@@ -51,48 +57,56 @@ Sent create_once(Client& c, const ResourceInfo& res, const Json& object,
         if (there || attempt >= o.max_create_attempts) return {Outcome::Taken, std::nullopt};
         continue;  // gone again meanwhile: try once more
       }
-      if (e.http_status() < 500 || attempt >= o.max_create_attempts) throw;
+      if (e.http_status() < 500 || attempt >= o.max_create_attempts || out_of_time()) throw;
     } catch (const Error& e) {
-      if (e.code() != ErrorCode::Transport || attempt >= o.max_create_attempts) throw;
+      if (e.code() != ErrorCode::Transport || attempt >= o.max_create_attempts || out_of_time())
+        throw;
     }
   }
 }
 
+/// An object this submit sent, with the resource it was sent to: the rollback deletes it
+/// there, without a discovery that a failing server would fail too.
+struct SentObject {
+  ResourceInfo res;
+  Json object;
+};
+
 /// Objects created so far, and those whose create failed in a way that may have created
 /// them, for the rollback.
 struct Created {
-  std::vector<Json> objects;
-  std::vector<Json> uncertain;
+  std::vector<SentObject> objects;
+  std::vector<SentObject> uncertain;
   std::mutex mutex;
-  void add(const Json& o) {
+  void add(const ResourceInfo& res, const Json& o) {
     std::lock_guard lock(mutex);
-    objects.push_back(o);
+    objects.push_back({res, o});
   }
-  void maybe(const Json& o) {
+  void maybe(const ResourceInfo& res, const Json& o) {
     std::lock_guard lock(mutex);
-    uncertain.push_back(o);
+    uncertain.push_back({res, o});
   }
 };
+
+std::string namespace_in(const SentObject& s) {
+  return s.res.namespaced ? s.object["metadata"].value("namespace", "") : "";
+}
 
 /// Deletes what this submit created (newest first), each with a uid precondition. Errors
 /// here are swallowed: the error that caused the rollback is the one to report.
 void roll_back(Client& c, Created& created, const std::string& submission) {
-  for (const Json& o : created.uncertain) {
+  for (const SentObject& s : created.uncertain) {
     try {
-      const ResourceInfo res = c.resource_of(o);
-      const std::string ns = res.namespaced ? o["metadata"].value("namespace", "") : "";
-      std::optional<Json> there = c.try_get(res, ns, name_of(o));
+      std::optional<Json> there = c.try_get(s.res, namespace_in(s), name_of(s.object));
       if (there && is_ours(*there, submission))
-        created.objects.insert(created.objects.begin(), *there);
+        created.objects.insert(created.objects.begin(), {s.res, *there});
     } catch (const Error&) {
     }
   }
   for (auto it = created.objects.rbegin(); it != created.objects.rend(); ++it) {
     try {
-      const ResourceInfo res = c.resource_of(*it);
-      const std::string ns = res.namespaced ? (*it)["metadata"].value("namespace", "") : "";
-      c.remove(res, ns, name_of(*it), Propagation::Background, DryRun::None,
-               (*it)["metadata"].value("uid", ""));
+      c.remove(it->res, namespace_in(*it), name_of(it->object), Propagation::Background,
+               DryRun::None, it->object["metadata"].value("uid", ""));
     } catch (const Error&) {
     }
   }
@@ -149,10 +163,10 @@ Sent create_noted(Client& c, const ResourceInfo& res, const Json& object,
   try {
     s = create_once(c, res, object, submission, o);
   } catch (const Error& e) {
-    if (o.dry_run == DryRun::None && may_have_made(e)) created.maybe(object);
+    if (o.dry_run == DryRun::None && may_have_made(e)) created.maybe(res, object);
     throw;
   }
-  if (s.outcome == Outcome::Created && o.dry_run == DryRun::None) created.add(*s.object);
+  if (s.outcome == Outcome::Created && o.dry_run == DryRun::None) created.add(res, *s.object);
   return s;
 }
 

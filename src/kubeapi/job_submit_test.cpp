@@ -12,6 +12,7 @@
 
 using namespace ejob;
 using namespace ejob::kubeapi;
+using ejob::testing::SilentPort;
 using ejob::testing::TestServer;
 using nlohmann::json;
 
@@ -105,6 +106,23 @@ TEST_CASE("submit: a failing exec plugin runs once for the concurrent first requ
   count >> runs;
   CHECK(runs == 1);  // no second run for the other request, none for a rollback
   CHECK(server.requests().empty());
+}
+
+TEST_CASE("submit: a hung server costs one request timeout, and one more for the rollback") {
+  // The create and the CRD check side by side, each one attempt that uses the whole timeout
+  // (not max_create_attempts creates of a timeout each); then the rollback's look at whether
+  // the create made the job after all, at the resource it was sent to (no discovery again).
+  SilentPort hung;
+  TransportOptions o = fast();
+  o.request_timeout = std::chrono::milliseconds(300);
+  Transport t(hung.config(), o);
+  Client c(t);
+  const std::string e = error_of([&] {
+    submit_job(
+        c, [] { return ejob::testing::job_objects("bert-x1"); }, options(NameChoice::Exact));
+  });
+  CHECK(e.rfind("4: GET http://127.0.0.1:" + std::to_string(hung.port()) + "/apis/", 0) == 0);
+  CHECK(t.requests_sent() == 3);
 }
 
 TEST_CASE("submit: creates the job, then its owned objects, in objects + 1 requests") {

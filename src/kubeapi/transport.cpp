@@ -384,14 +384,15 @@ struct Transport::Impl {
     if (connect_list) curl_easy_setopt(h, CURLOPT_CONNECT_TO, connect_list.get());
   }
 
+  /// `left`: what remains of the request's deadline (nullopt for a stream, which has none).
   void configure(CURL* h, const Request& req, const AuthMaterial& auth, CallbackState& st,
-                 bool streaming) {
+                 std::optional<std::chrono::milliseconds> left) {
     curl_easy_reset(h);  // keeps the connection cache
-    configure_connection(h, base_url + req.target, auth, st, opts.connect_timeout);
+    configure_connection(h, base_url + req.target, auth, st,
+                         left ? std::min(opts.connect_timeout, *left) : opts.connect_timeout);
     curl_easy_setopt(h, CURLOPT_SHARE, share_for(auth));
     curl_easy_setopt(h, CURLOPT_HTTP_VERSION, static_cast<long>(CURL_HTTP_VERSION_2TLS));
-    if (!streaming)
-      curl_easy_setopt(h, CURLOPT_TIMEOUT_MS, static_cast<long>(opts.request_timeout.count()));
+    if (left) curl_easy_setopt(h, CURLOPT_TIMEOUT_MS, static_cast<long>(left->count()));
     const std::string_view m = method_name(req.method);
     if (req.method != Method::Get && req.method != Method::Post)
       curl_easy_setopt(h, CURLOPT_CUSTOMREQUEST, std::string(m).c_str());
@@ -413,13 +414,14 @@ struct Transport::Impl {
     return SlistPtr(list);
   }
 
-  Attempt perform(const Request& req, const Sink* sink) {
+  Attempt perform(const Request& req, const Sink* sink,
+                  std::optional<std::chrono::milliseconds> left) {
     const AuthMaterial auth = this->auth();
     EasyPtr h = take();
     Attempt a;
     CallbackState st{h.get(), &a, sink, tls.get(), &auth, req.cancel};
     char errbuf[CURL_ERROR_SIZE] = {0};
-    configure(h.get(), req, auth, st, sink != nullptr);
+    configure(h.get(), req, auth, st, left);
     if (sink && req.cancel) {
       curl_easy_setopt(h.get(), CURLOPT_XFERINFOFUNCTION, on_progress);
       curl_easy_setopt(h.get(), CURLOPT_XFERINFODATA, &st);
@@ -477,7 +479,7 @@ struct Transport::Impl {
       a.curl_error = error_text(a, errbuf);
       Request req;
       req.target = target;
-      throw_transport(req, a);
+      throw_transport(req, a, 1, Clock::now());
     }
     curl_socket_t sock = CURL_SOCKET_BAD;
     curl_easy_getinfo(h, CURLINFO_ACTIVESOCKET, &sock);
@@ -515,7 +517,8 @@ struct Transport::Impl {
     return wait;
   }
 
-  [[noreturn]] void throw_transport(const Request& req, const Attempt& a) {
+  [[noreturn]] void throw_transport(const Request& req, const Attempt& a, int attempts,
+                                    Clock::time_point start) {
     const std::string where = std::string(method_name(req.method)) + " " + cfg.server + req.target;
     if (is_tls_failure(a.curl)) {
       const char* check = a.curl == CURLE_SSL_CERTPROBLEM
@@ -524,19 +527,38 @@ struct Transport::Impl {
       throw Error(ErrorCode::Transport, "TLS handshake with " + cfg.server +
                                             " failed: " + a.curl_error + " (check " + check + ")");
     }
-    throw Error(ErrorCode::Transport, where + ": " + a.curl_error);
+    std::string tries;
+    if (attempts > 1) {
+      const auto ms = std::chrono::duration_cast<std::chrono::milliseconds>(Clock::now() - start);
+      tries =
+          " (" + std::to_string(attempts) + " attempts in " + std::to_string(ms.count()) + " ms)";
+    }
+    throw Error(ErrorCode::Transport, where + ": " + a.curl_error + tries);
   }
 
+  /// The attempts of one request. Retries (with backoff) fit in one deadline, the request
+  /// timeout, that bounds the whole request rather than each attempt; a stream has none. A
+  /// refused connection is not retried: nothing listens there, as kubectl concludes at once.
   Attempt run(const Request& req, const Sink* sink) {
+    const auto start = Clock::now();
+    const bool bounded = sink == nullptr && opts.request_timeout.count() > 0;
+    auto left = [&]() -> std::optional<std::chrono::milliseconds> {  // at least 1 ms
+      if (!bounded) return std::nullopt;
+      return std::max(std::chrono::milliseconds(1),
+                      std::chrono::duration_cast<std::chrono::milliseconds>(
+                          start + opts.request_timeout - Clock::now()));
+    };
     bool refreshed = false;
     for (int attempt = 1;; ++attempt) {
-      Attempt a = perform(req, sink);
+      Attempt a = perform(req, sink, left());
       if (a.stopped) return a;
-      const bool last = attempt >= opts.max_attempts || a.delivered;
+      const auto wait = backoff(attempt, a.retry_after);
+      const bool out_of_time = bounded && *left() <= wait;
+      const bool last = attempt >= opts.max_attempts || a.delivered || out_of_time;
       if (a.curl != CURLE_OK) {
-        const bool may_retry =
-            !is_tls_failure(a.curl) && (req.retry == Retry::Idempotent || nothing_sent(a.curl));
-        if (!may_retry || last) throw_transport(req, a);
+        const bool may_retry = !is_tls_failure(a.curl) && a.curl != CURLE_COULDNT_CONNECT &&
+                               (req.retry == Retry::Idempotent || nothing_sent(a.curl));
+        if (!may_retry || last) throw_transport(req, a, attempt, start);
       } else if (a.status == 401 && !refreshed && creds.refresh()) {
         refreshed = true;
         --attempt;  // a credential refresh is not a failed attempt
@@ -547,7 +569,7 @@ struct Transport::Impl {
       } else {
         return a;
       }
-      std::this_thread::sleep_for(backoff(attempt, a.retry_after));
+      std::this_thread::sleep_for(wait);
     }
   }
 };
@@ -574,6 +596,10 @@ std::unique_ptr<RawConnection> Transport::connect(const std::string& target,
 }
 
 const RestConfig& Transport::config() const { return m_impl->cfg; }
+
+std::chrono::milliseconds Transport::request_timeout() const {
+  return m_impl->opts.request_timeout;
+}
 
 long Transport::requests_sent() const { return m_impl->sent.load(); }
 

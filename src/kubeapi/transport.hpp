@@ -123,6 +123,8 @@ class Transport {
                                          std::chrono::milliseconds timeout);
 
   [[nodiscard]] const RestConfig& config() const;
+  /// How long one request may take, its retries included (0: no limit).
+  [[nodiscard]] std::chrono::milliseconds request_timeout() const;
   /// Requests sent so far (attempts, retries included).
   [[nodiscard]] long requests_sent() const;
   /// The credentials (tests look at the exec plugin's run count).

@@ -21,6 +21,7 @@
 
 using namespace ejob;
 using namespace ejob::kubeapi;
+using ejob::testing::SilentPort;
 using ejob::testing::TestServer;
 using ejob::testing::write_file;
 
@@ -243,6 +244,40 @@ TEST_CASE("transport: retries give up after max_attempts with the last answer") 
   server.control("faults", {{"kinds", {"503"}}, {"rate", 1.0}});
   CHECK(t.send({Method::Get, "/version"}).status == 503);
   CHECK(t.requests_sent() == 3);
+}
+
+TEST_CASE("transport: a refused connection fails at once, without retries") {
+  std::vector<std::string> lines;
+  TransportOptions o = fast();
+  o.debug = [&](const std::string& l) { lines.push_back(l); };
+  RestConfig refused;
+  refused.server = "http://127.0.0.1:" + std::to_string(SilentPort::refusing());
+  Transport t(refused, o);
+  const std::string e = error_of([&] { t.send({Method::Get, "/api/v1/namespaces"}); });
+  CHECK(e.rfind("4: GET http://127.0.0.1:", 0) == 0);
+  CHECK(e.find("attempts") == std::string::npos);
+  CHECK(t.requests_sent() == 1);
+  CHECK(lines.size() == 1);
+}
+
+TEST_CASE("transport: the request timeout bounds the whole request, retries included") {
+  // A hung server: the first attempt uses the whole deadline, so nothing is left to retry
+  // with (before, each of max_attempts attempts had the full timeout).
+  SilentPort hung;
+  TransportOptions o = fast();
+  o.request_timeout = std::chrono::milliseconds(300);
+  Transport t(hung.config(), o);
+  const std::string e = error_of([&] { t.send({Method::Get, "/api/v1/namespaces"}); });
+  CHECK(e.rfind("4: GET http://127.0.0.1:" + std::to_string(hung.port()) + "/api/v1/namespaces: ",
+                0) == 0);
+  CHECK(t.requests_sent() == 1);
+  // Retries stop when the next would start past the deadline, not only after max_attempts:
+  // a 429's Retry-After of 1 s does not fit in 300 ms.
+  TestServer server;
+  Transport u(server.config("admin-cert"), o);
+  server.control("faults", {{"kinds", {"429"}}, {"rate", 1.0}, {"retry_after", 1}});
+  CHECK(u.send({Method::Get, "/version"}).status == 429);
+  CHECK(u.requests_sent() == 1);
 }
 
 TEST_CASE("transport: --debug lines carry method, URL and status but no credentials") {

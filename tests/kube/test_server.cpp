@@ -1,7 +1,10 @@
 #include "kube/test_server.hpp"
 
+#include <arpa/inet.h>
 #include <fcntl.h>
+#include <netinet/in.h>
 #include <spawn.h>
+#include <sys/socket.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -70,6 +73,30 @@ TestServer::~TestServer() {
   }
   std::error_code ec;
   std::filesystem::remove_all(m_dir, ec);
+}
+
+SilentPort::SilentPort() : m_fd(::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0)) {
+  sockaddr_in a{};
+  a.sin_family = AF_INET;
+  a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  socklen_t n = sizeof a;
+  if (m_fd < 0 || ::bind(m_fd, reinterpret_cast<sockaddr*>(&a), n) != 0 ||
+      ::listen(m_fd, 64) != 0 || ::getsockname(m_fd, reinterpret_cast<sockaddr*>(&a), &n) != 0)
+    throw std::runtime_error("cannot listen on 127.0.0.1");
+  m_port = ntohs(a.sin_port);
+}
+
+SilentPort::~SilentPort() { ::close(m_fd); }
+
+kubeapi::RestConfig SilentPort::config() const {
+  kubeapi::RestConfig cfg;
+  cfg.server = "http://127.0.0.1:" + std::to_string(m_port);
+  return cfg;
+}
+
+int SilentPort::refusing() {
+  const SilentPort gone;
+  return gone.port();
 }
 
 std::string TestServer::url() const { return "https://127.0.0.1:" + std::to_string(m_port); }

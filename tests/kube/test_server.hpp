@@ -46,6 +46,26 @@ class TestServer {
   int m_stdin = -1;
 };
 
+/// A port on 127.0.0.1 that accepts connections and never answers (a hung apiserver: the
+/// kernel completes the handshakes, no one reads); refusing() gives one where nothing listens.
+class SilentPort {
+ public:
+  SilentPort();
+  ~SilentPort();
+  SilentPort(const SilentPort&) = delete;
+  SilentPort& operator=(const SilentPort&) = delete;
+
+  [[nodiscard]] int port() const { return m_port; }
+  /// The configuration of a cluster at this port (plain HTTP: no TLS to wait for).
+  [[nodiscard]] kubeapi::RestConfig config() const;
+  /// A port that was free a moment ago, bound by no one.
+  static int refusing();
+
+ private:
+  int m_fd;
+  int m_port = 0;
+};
+
 /// Writes `text` to `path` (tests make kubeconfigs and plugin scripts with it).
 void write_file(const std::string& path, const std::string& text);
 
