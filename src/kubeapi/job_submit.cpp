@@ -37,14 +37,15 @@ bool is_ours(const Json& existing, const std::string& submission) {
 }
 
 /// Creates `object` in `res`; after an ambiguous failure, tries again and, on AlreadyExists,
-/// looks whether the object there is this submit's. The tries share one request timeout
-/// (a hung server gets one, not max_create_attempts of them).
+/// looks whether the object there is this submit's. The tries share one request timeout (a
+/// hung server gets one, not max_create_attempts of them): no try starts with less than half
+/// of it left, where it would most likely time out as the one before.
 Sent create_once(Client& c, const ResourceInfo& res, const Json& object,
                  const std::string& submission, const SubmitOptions& o) {
   const std::chrono::milliseconds budget = c.transport().request_timeout();
   const auto deadline = std::chrono::steady_clock::now() + budget;
   auto out_of_time = [&] {
-    return budget.count() > 0 && std::chrono::steady_clock::now() >= deadline;
+    return budget.count() > 0 && std::chrono::steady_clock::now() + budget / 2 >= deadline;
   };
   for (int attempt = 1;; ++attempt) {
     try {
@@ -58,9 +59,9 @@ Sent create_once(Client& c, const ResourceInfo& res, const Json& object,
         continue;  // gone again meanwhile: try once more
       }
       if (e.http_status() < 500 || attempt >= o.max_create_attempts || out_of_time()) throw;
-    } catch (const Error& e) {
-      if (e.code() != ErrorCode::Transport || attempt >= o.max_create_attempts || out_of_time())
-        throw;
+    } catch (const TransportError& e) {
+      // Not sent (refused, no connection in time): the transport found no point in retrying.
+      if (!e.sent() || attempt >= o.max_create_attempts || out_of_time()) throw;
     }
   }
 }
@@ -149,11 +150,13 @@ size_t prepare(Client& c, std::vector<Json>& objects, const std::string& submiss
   return *job;
 }
 
-/// Whether a create that failed with `e` may still have made the object: a broken connection
-/// or a 5xx may hide a success; a 4xx answer, missing credentials or bad input cannot.
+/// Whether a create that failed with `e` may still have made the object: a connection broken
+/// after the request went out, or a 5xx, may hide a success; a 4xx answer, a request never
+/// sent (refused, no connection in time), missing credentials or bad input cannot.
 bool may_have_made(const Error& e) {
   if (const auto* api = dynamic_cast<const ApiError*>(&e)) return api->http_status() >= 500;
-  return e.code() == ErrorCode::Transport;
+  if (const auto* transport = dynamic_cast<const TransportError*>(&e)) return transport->sent();
+  return false;
 }
 
 /// create_once, noting what was created (or may have been) for the rollback.

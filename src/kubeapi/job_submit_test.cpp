@@ -123,6 +123,18 @@ TEST_CASE("submit: a hung server costs one request timeout, and one more for the
   });
   CHECK(e.rfind("4: GET http://127.0.0.1:" + std::to_string(hung.port()) + "/apis/", 0) == 0);
   CHECK(t.requests_sent() == 3);
+  // Hung before the TLS handshake ends: the create was never sent, so there is nothing to
+  // look for afterwards.
+  RestConfig tls = hung.config();
+  tls.server = "https://127.0.0.1:" + std::to_string(hung.port());
+  tls.insecure = true;
+  Transport u(tls, o);
+  Client d(u);
+  CHECK(error_of([&] {
+          submit_job(
+              d, [] { return ejob::testing::job_objects("bert-x1"); }, options(NameChoice::Exact));
+        }).rfind("4: ", 0) == 0);
+  CHECK(u.requests_sent() == 2);
 }
 
 TEST_CASE("submit: creates the job, then its owned objects, in objects + 1 requests") {

@@ -82,6 +82,7 @@ struct Attempt {
   bool stopped = false;       ///< the sink or the request's cancel flag asked to stop
   std::exception_ptr thrown;  ///< what the sink threw (never let through curl's C frames)
   std::string tls_error;      ///< why the TLS material could not be installed
+  bool sent = false;          ///< request bytes went out (CURLINFO_REQUEST_SIZE)
 };
 
 /// State the curl callbacks of one attempt share.
@@ -159,11 +160,6 @@ void set_blob(CURL* h, CURLoption opt, const std::string& pem) {
 bool is_tls_failure(CURLcode c) {
   return c == CURLE_PEER_FAILED_VERIFICATION || c == CURLE_SSL_CACERT_BADFILE ||
          c == CURLE_SSL_CERTPROBLEM || c == CURLE_SSL_CONNECT_ERROR;
-}
-
-bool nothing_sent(CURLcode c) {
-  return c == CURLE_COULDNT_CONNECT || c == CURLE_COULDNT_RESOLVE_HOST ||
-         c == CURLE_COULDNT_RESOLVE_PROXY || c == CURLE_OPERATION_TIMEDOUT;
 }
 
 bool retryable_status(long s) { return s == 500 || s == 502 || s == 503 || s == 504; }
@@ -439,6 +435,9 @@ struct Transport::Impl {
     a.curl = curl_easy_perform(h.get());
     curl_easy_getinfo(h.get(), CURLINFO_RESPONSE_CODE, &a.status);
     curl_easy_getinfo(h.get(), CURLINFO_HTTP_VERSION, &a.http_version);
+    long request_size = 0;
+    curl_easy_getinfo(h.get(), CURLINFO_REQUEST_SIZE, &request_size);
+    a.sent = request_size > 0 || a.status > 0;
     if ((a.curl == CURLE_WRITE_ERROR || a.curl == CURLE_ABORTED_BY_CALLBACK) && a.stopped)
       a.curl = CURLE_OK;
     if (a.curl != CURLE_OK) a.curl_error = error_text(a, errbuf);
@@ -524,8 +523,9 @@ struct Transport::Impl {
       const char* check = a.curl == CURLE_SSL_CERTPROBLEM
                               ? "the client certificate and key of the credentials"
                               : "certificate-authority in the kubeconfig";
-      throw Error(ErrorCode::Transport, "TLS handshake with " + cfg.server +
-                                            " failed: " + a.curl_error + " (check " + check + ")");
+      throw TransportError("TLS handshake with " + cfg.server + " failed: " + a.curl_error +
+                               " (check " + check + ")",
+                           false);
     }
     std::string tries;
     if (attempts > 1) {
@@ -533,12 +533,14 @@ struct Transport::Impl {
       tries =
           " (" + std::to_string(attempts) + " attempts in " + std::to_string(ms.count()) + " ms)";
     }
-    throw Error(ErrorCode::Transport, where + ": " + a.curl_error + tries);
+    throw TransportError(where + ": " + a.curl_error + tries, a.sent);
   }
 
   /// The attempts of one request. Retries (with backoff) fit in one deadline, the request
   /// timeout, that bounds the whole request rather than each attempt; a stream has none. A
-  /// refused connection is not retried: nothing listens there, as kubectl concludes at once.
+  /// connection refused, or not made within the connect timeout, is not retried: nothing
+  /// answers there, as kubectl concludes at once. A request that was not sent may be sent
+  /// again whatever its method.
   Attempt run(const Request& req, const Sink* sink) {
     const auto start = Clock::now();
     const bool bounded = sink == nullptr && opts.request_timeout.count() > 0;
@@ -556,8 +558,10 @@ struct Transport::Impl {
       const bool out_of_time = bounded && *left() <= wait;
       const bool last = attempt >= opts.max_attempts || a.delivered || out_of_time;
       if (a.curl != CURLE_OK) {
-        const bool may_retry = !is_tls_failure(a.curl) && a.curl != CURLE_COULDNT_CONNECT &&
-                               (req.retry == Retry::Idempotent || nothing_sent(a.curl));
+        const bool no_connection =
+            a.curl == CURLE_COULDNT_CONNECT || (a.curl == CURLE_OPERATION_TIMEDOUT && !a.sent);
+        const bool may_retry = !is_tls_failure(a.curl) && !no_connection &&
+                               (req.retry == Retry::Idempotent || !a.sent);
         if (!may_retry || last) throw_transport(req, a, attempt, start);
       } else if (a.status == 401 && !refreshed && creds.refresh()) {
         refreshed = true;

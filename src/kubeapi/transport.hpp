@@ -21,6 +21,7 @@
 
 #include "ejob/kubeapi/credentials.hpp"
 #include "ejob/kubeapi/kubeconfig.hpp"
+#include "ejob/util/error.hpp"
 
 namespace ejob::kubeapi {
 
@@ -95,6 +96,19 @@ class RawConnection {
   struct Impl;
   explicit RawConnection(std::unique_ptr<Impl> impl);
   std::unique_ptr<Impl> m_impl;
+};
+
+/// A request that failed on the way (ErrorCode::Transport). `sent()` says whether any of it
+/// reached the server: false after a refused connection, an unresolved name or a connection
+/// (TCP, TLS) not made in time, so that a create that failed so certainly made nothing.
+class TransportError : public Error {
+ public:
+  TransportError(std::string message, bool sent)
+      : Error(ErrorCode::Transport, std::move(message)), m_sent(sent) {}
+  [[nodiscard]] bool sent() const { return m_sent; }
+
+ private:
+  bool m_sent;
 };
 
 class Transport {
