@@ -3,6 +3,8 @@
 #include <atomic>
 #include <charconv>
 #include <condition_variable>
+#include <cstdlib>
+#include <cstring>
 #include <mutex>
 #include <thread>
 
@@ -79,6 +81,92 @@ std::optional<std::chrono::milliseconds> parse_wait_timeout(const std::string& v
   return std::chrono::milliseconds(std::max<int64_t>(*ns / 1'000'000, 1));
 }
 
+namespace {
+
+/// How often --wait says what it still waits for: every 30 s, so that a job nothing acts on
+/// is named within a minute. EJOB_WAIT_REPORT_INTERVAL (seconds) changes it (tests use 1).
+std::chrono::milliseconds report_interval() {
+  const char* env = std::getenv("EJOB_WAIT_REPORT_INTERVAL");
+  long seconds = 0;
+  if (env && std::from_chars(env, env + std::strlen(env), seconds).ec == std::errc() && seconds > 0)
+    return std::chrono::seconds(seconds);
+  return std::chrono::seconds(30);
+}
+
+/// Why nothing acts on a job that has neither status nor pods: the operator's Deployment
+/// (pytorch/elastic's manifests install elastic-job/elastic-job-k8s-controller) is missing or
+/// has no ready replica.
+std::string operator_hint(kubeapi::Client& c) {
+  const std::string where = "elastic-job/elastic-job-k8s-controller";
+  try {
+    const auto deployment =
+        c.try_get(c.resource("apps/v1", "Deployment"), "elastic-job", "elastic-job-k8s-controller");
+    if (!deployment)
+      return "the ElasticJob operator is not installed (no Deployment " + where +
+             "; `ejob install-crds` installs only the CRD)";
+    const long ready = json_at(*deployment, {"status", "readyReplicas"}).is_number_integer()
+                           ? json_at(*deployment, {"status", "readyReplicas"}).get<long>()
+                           : 0;
+    if (ready == 0)
+      return "the ElasticJob operator's Deployment " + where +
+             " has no ready replica (`kubectl logs -n elastic-job "
+             "deploy/elastic-job-k8s-controller`)";
+    return "the ElasticJob operator (" + where +
+           ") is running but has not acted on it; see its logs";
+  } catch (const Error&) {
+    return "is the ElasticJob operator installed and running?";
+  }
+}
+
+/// What --wait still waits for, said every report interval.
+std::string progress_note(kubeapi::Client& c, const Json& job, const std::string& elapsed) {
+  const std::string name = json_text(json_at(job, {"metadata", "name"}));
+  const std::vector<Json> pods = job_pods(c, job);
+  if (!json_at(job, {"status"}).is_object() && pods.empty())
+    return "elasticjob \"" + name + "\" has no status and no pods after " + elapsed +
+           ": nothing acts on it; " + operator_hint(c);
+  long running = 0;
+  for (const Json& p : pods) running += json_text(json_at(p, {"status", "phase"})) == "Running";
+  return "still waiting for elasticjob \"" + name + "\" to end after " + elapsed + " (" +
+         job_status(job) + "; " + std::to_string(running) + " of " + std::to_string(pods.size()) +
+         " workers running)";
+}
+
+/// The watch's side of a wait, shared with the thread that reports and ends it on time.
+struct WaitState {
+  std::mutex mutex;
+  std::condition_variable changed;
+  std::atomic<bool> over{false};
+  Json latest;  ///< the job as last seen
+};
+
+/// Until the wait is over: says what it waits for every report interval, and ends it when
+/// `timeout` has passed.
+void report_until_over(kubeapi::Client& c, WaitState& w,
+                       std::chrono::steady_clock::time_point start,
+                       std::optional<std::chrono::milliseconds> timeout,
+                       const std::function<void(const std::string&)>& note) {
+  const auto every = report_interval();
+  std::unique_lock lock(w.mutex);
+  for (auto next = start + every;; next += every) {
+    const auto wake = timeout ? std::min(next, start + *timeout) : next;
+    if (w.changed.wait_until(lock, wake, [&] { return w.over.load(); })) return;
+    if (timeout && std::chrono::steady_clock::now() >= start + *timeout) {
+      w.over = true;
+      return;
+    }
+    const Json job = w.latest;
+    lock.unlock();
+    try {
+      note(progress_note(c, job, took(std::chrono::steady_clock::now() - start)));
+    } catch (const Error&) {  // a report that cannot be made is not the wait's failure
+    }
+    lock.lock();
+  }
+}
+
+}  // namespace
+
 void wait_for_job(kubeapi::Client& c, const Json& job,
                   std::optional<std::chrono::milliseconds> timeout,
                   const std::function<void(const std::string&)>& note) {
@@ -86,37 +174,28 @@ void wait_for_job(kubeapi::Client& c, const Json& job,
   const std::string name = job["metadata"].value("name", "");
   const std::string ns = job["metadata"].value("namespace", "");
   const std::string uid = job["metadata"].value("uid", "");
-  std::atomic<bool> over{false};
-  std::mutex mutex;
-  std::condition_variable done;
-  std::thread timer;
-  if (timeout)
-    timer = std::thread([&] {
-      std::unique_lock lock(mutex);
-      if (!done.wait_for(lock, *timeout, [&] { return over.load(); })) over = true;
-    });
-  struct StopTimer {
-    std::atomic<bool>& over;
-    std::mutex& mutex;
-    std::condition_variable& done;
-    std::thread& timer;
-    ~StopTimer() {
+  WaitState w;
+  w.latest = job;
+  std::thread reporter([&] { report_until_over(c, w, start, timeout, note); });
+  struct StopReporter {
+    WaitState& w;
+    std::thread& reporter;
+    ~StopReporter() {
       {
-        std::lock_guard lock(mutex);
-        over = true;
+        std::lock_guard lock(w.mutex);
+        w.over = true;
       }
-      done.notify_all();
-      if (timer.joinable()) timer.join();
+      w.changed.notify_all();
+      reporter.join();
     }
-  } stop_timer{over, mutex, done, timer};
+  } stop_reporter{w, reporter};
 
   std::string status;
-  std::optional<Json> last;
   bool deleted = false;
-  kubeapi::WatchOptions w;
-  w.field_selector = "metadata.name=" + name;
-  w.cancel = &over;
-  c.watch(kubeapi::job_resource(c), ns, w, [&](const kubeapi::WatchEvent& ev) {
+  kubeapi::WatchOptions opts;
+  opts.field_selector = "metadata.name=" + name;
+  opts.cancel = &w.over;
+  c.watch(kubeapi::job_resource(c), ns, opts, [&](const kubeapi::WatchEvent& ev) {
     if (ev.object.value("metadata", Json::object()).value("uid", "") != uid) return true;
     if (ev.type == "DELETED") {
       deleted = true;
@@ -125,7 +204,8 @@ void wait_for_job(kubeapi::Client& c, const Json& job,
     const std::string now = job_status(ev.object);
     if (now != status) note("elasticjob \"" + name + "\" is " + now);
     status = now;
-    last = ev.object;
+    std::lock_guard lock(w.mutex);
+    w.latest = ev.object;
     return now != "Succeeded" && now != "Failed";
   });
   const std::string how_long = took(std::chrono::steady_clock::now() - start);
@@ -133,7 +213,7 @@ void wait_for_job(kubeapi::Client& c, const Json& job,
     throw Error(ErrorCode::NotFound,
                 "elasticjob \"" + name + "\" was deleted while waiting for it to end");
   if (status == "Succeeded") return;
-  if (status == "Failed") fail(c, *last, how_long);
+  if (status == "Failed") fail(c, w.latest, how_long);
   // The deadline the user set, not the time measured: a loaded machine overshoots it a little.
   throw Error(ErrorCode::Timeout, "elasticjob \"" + name + "\" had not ended after " +
                                       (timeout ? took(*timeout) : how_long) + " (status " +

@@ -752,6 +752,27 @@ class WaitTest(JobBase):
                               r"it is still there: `ejob delete bert -n elastic-job` removes it")
         self.assertEqual(len(self.server.objects("ElasticJob")), 1)
 
+    def test_wait_says_what_it_waits_for(self):
+        self.env["EJOB_WAIT_REPORT_INTERVAL"] = "1"
+        p = self.submit_wait("--wait", "--timeout", "3s")
+        rc, out, err = self.finish(p)
+        self.assertEqual(rc, 9, err)
+        self.assertRegex(err, r'ejob: still waiting for elasticjob "bert" to end after \d+s '
+                              r'\((Pending|Running); [0-2] of 2 workers running\)\n')
+
+    def test_wait_names_a_job_nothing_acts_on(self):
+        # No ElasticJob operator: within the first report the wait says so, and why.
+        self.env["EJOB_WAIT_REPORT_INTERVAL"] = "1"
+        self.server.ctl("config", {"operator": False})
+        self.install_crds()
+        p = self.ejob("submit", "--name", "bert", "--exact-name", *JOB[:4], "--wait", "--timeout", "3s",
+                      *JOB[4:], ok=False)
+        self.assertEqual(p.returncode, 9, p.stderr)
+        self.assertRegex(p.stderr, r'ejob: elasticjob "bert" has no status and no pods after \d+s: nothing acts on '
+                                   r"it; the ElasticJob operator is not installed \(no Deployment "
+                                   r"elastic-job/elastic-job-k8s-controller; `ejob install-crds` installs only "
+                                   r"the CRD\)\n")
+
     def test_wait_job_deleted_meanwhile(self):
         p = self.submit_wait("--wait")
         self.ejob("delete", "bert")

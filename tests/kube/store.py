@@ -65,6 +65,8 @@ BUILTIN = [
              subresources=["status"]),
     Resource("", "v1", "persistentvolumeclaims", "PersistentVolumeClaim", True, short=["pvc"],
              subresources=["status"]),
+    Resource("apps", "v1", "deployments", "Deployment", True, short=["deploy"],
+             subresources=["status", "scale"]),
     Resource("apiextensions.k8s.io", "v1", "customresourcedefinitions",
              "CustomResourceDefinition", False, short=["crd", "crds"], subresources=["status"]),
 ]
