@@ -62,13 +62,32 @@ void delete_labelled(kubeapi::Client& c, const std::string& kind, const std::str
     c.remove(res, where, o["metadata"].value("name", ""));
 }
 
-/// Deletes one job and its objects; false when the job did not exist.
+/// The finalizers that keep a deleted object (the DELETE's answer) in place, "" when it went.
+std::string holding_finalizers(const kubeapi::Json& answer) {
+  if (json_text(json_at(answer, {"metadata", "deletionTimestamp"})).empty()) return "";
+  std::string list;
+  if (const auto& f = json_at(answer, {"metadata", "finalizers"}); f.is_array())
+    for (const auto& one : f) list += (list.empty() ? "" : ", ") + json_text(one);
+  return list.empty() ? "(none left)" : list;
+}
+
+/// Deletes one job and its objects; false when the job did not exist. Background
+/// propagation: the job goes at once and the garbage collector takes what it owns, so
+/// "deleted" is true when said (Foreground left it Terminating until the collector acted:
+/// up to 30 s after a CRD install, forever without a collector). A job that finalizers hold
+/// is said to be terminating.
 bool delete_job(kubeapi::Client& c, const kubeapi::ResourceInfo& res, const std::string& ns,
                 const std::string& name) {
-  if (!c.remove(res, ns, name, kubeapi::Propagation::Foreground)) return false;
+  const auto answer = c.remove(res, ns, name, kubeapi::Propagation::Background);
+  if (!answer) return false;
   for (const char* kind : {"Pod", "Service", "PersistentVolumeClaim", "PersistentVolume"})
     delete_labelled(c, kind, ns, name);
-  std::cout << "elasticjob.elastic.pytorch.org \"" << name << "\" deleted\n";
+  if (const std::string held = holding_finalizers(*answer); !held.empty())
+    std::cout << "elasticjob.elastic.pytorch.org \"" << name
+              << "\" is terminating: its finalizers (" << held
+              << ") hold it until their controllers release it\n";
+  else
+    std::cout << "elasticjob.elastic.pytorch.org \"" << name << "\" deleted\n";
   return true;
 }
 

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "ejob/cli/job_pods.hpp"
 #include "ejob/kubeapi/exec_plugin.hpp"
 
 namespace ejob::cli {
@@ -26,6 +27,7 @@ std::string two_units(long a, const char* unit_a, long b, const char* unit_b) {
 }  // namespace
 
 std::string job_status(const Json& job) {
+  if (!json_text(json_at(job, {"metadata", "deletionTimestamp"})).empty()) return "Terminating";
   const auto status = job.value("status", Json::object());
   static constexpr const char* k_order[] = {"Succeeded", "Failed", "Restarting", "Running",
                                             "Created"};

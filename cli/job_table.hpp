@@ -14,8 +14,9 @@ namespace ejob::cli {
 /// The label every object ejob renders carries (`app.kubernetes.io/managed-by: ejob`).
 inline constexpr const char* k_managed_by_ejob = "app.kubernetes.io/managed-by=ejob";
 
-/// The job's state: the first of Succeeded, Failed, Restarting, Running, Created that is a
-/// condition with status "True"; Pending when none is.
+/// The job's state: Terminating once it is being deleted (finalizers hold it); else the first
+/// of Succeeded, Failed, Restarting, Running, Created that is a condition with status "True";
+/// Pending when none is.
 std::string job_status(const kubeapi::Json& job);
 
 /// kubectl's AGE column (apimachinery's duration.HumanDuration): 0s..119s, 2m..9m59s

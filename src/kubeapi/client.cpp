@@ -229,8 +229,9 @@ Json Client::apply(const Json& object, Force force, DryRun dry_run, const std::s
   }
 }
 
-bool Client::remove(const ResourceInfo& res, const std::string& ns, const std::string& name,
-                    Propagation propagation, DryRun dry_run, const std::string& uid) {
+std::optional<Json> Client::remove(const ResourceInfo& res, const std::string& ns,
+                                   const std::string& name, Propagation propagation, DryRun dry_run,
+                                   const std::string& uid) {
   Json opts = {{"kind", "DeleteOptions"}, {"apiVersion", "v1"}};
   opts["propagationPolicy"] = propagation == Propagation::Foreground ? "Foreground"
                               : propagation == Propagation::Orphan   ? "Orphan"
@@ -239,9 +240,10 @@ bool Client::remove(const ResourceInfo& res, const std::string& ns, const std::s
   if (!uid.empty()) opts["preconditions"] = {{"uid", uid}};
   Response r =
       m_transport.send({Method::Delete, path(res, ns, name), opts.dump(), "application/json"});
-  if (r.status == 404) return false;
+  if (r.status == 404) return std::nullopt;
   if (r.status < 200 || r.status >= 300) throw error_from_status(r.status, r.body);
-  return true;
+  Json answer = Json::parse(r.body, nullptr, false);
+  return answer.is_discarded() ? Json::object() : answer;
 }
 
 std::vector<Json> Client::events_for(const Json& object) {

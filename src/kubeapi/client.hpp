@@ -106,10 +106,13 @@ class Client {
   /// is ejob::Error(Conflict) naming the conflicting managers and fields, with a hint.
   Json apply(const Json& object, Force force = Force::No, DryRun dry_run = DryRun::None,
              const std::string& manager = "ejob");
-  /// DELETE; returns false when the object did not exist. `uid` non-empty = precondition.
-  bool remove(const ResourceInfo& res, const std::string& ns, const std::string& name,
-              Propagation propagation = Propagation::Background, DryRun dry_run = DryRun::None,
-              const std::string& uid = "");
+  /// DELETE; nullopt when the object did not exist, else what the server answered: the
+  /// object (with a deletionTimestamp while finalizers hold it) or a Status. `uid` non-empty
+  /// = precondition.
+  std::optional<Json> remove(const ResourceInfo& res, const std::string& ns,
+                             const std::string& name,
+                             Propagation propagation = Propagation::Background,
+                             DryRun dry_run = DryRun::None, const std::string& uid = "");
   /// Watches until `on_event` returns false.
   void watch(const ResourceInfo& res, const std::string& ns, WatchOptions options,
              const std::function<bool(const WatchEvent&)>& on_event);

@@ -118,7 +118,12 @@ TEST_CASE("client: delete honours propagation policy through owner references") 
                                          {"name", "owner"},
                                          {"uid", owner["metadata"]["uid"]}}};
   f.client.create(dep);
-  CHECK(f.client.remove(f.pods, "default", "owner", Propagation::Orphan));
+  // Orphan: the owner stays Terminating until the garbage collector has taken its
+  // dependents' references off, then goes.
+  const auto terminating = f.client.remove(f.pods, "default", "owner", Propagation::Orphan);
+  REQUIRE(terminating);
+  CHECK((*terminating)["metadata"]["finalizers"] == json::array({"orphan"}));
+  f.server.control("sync");
   json kept = f.client.get(f.pods, "default", "dep");
   CHECK_FALSE(kept["metadata"].contains("ownerReferences"));
   CHECK_FALSE(f.client.remove(f.pods, "default", "owner"));
@@ -127,6 +132,7 @@ TEST_CASE("client: delete honours propagation policy through owner references") 
   dep["metadata"]["ownerReferences"][0]["uid"] = owner["metadata"]["uid"];
   f.client.create(dep);
   f.client.remove(f.pods, "default", "owner", Propagation::Background);
+  f.server.control("sync");  // the collector deletes dependents after the owner has gone
   CHECK_FALSE(f.client.try_get(f.pods, "default", "dep2"));
   CHECK(error_of([&] {
           f.client.remove(f.pods, "default", "dep", Propagation::Background, DryRun::None,

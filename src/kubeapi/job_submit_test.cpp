@@ -164,6 +164,7 @@ TEST_CASE("submit: creates the job, then its owned objects, in objects + 1 reque
         std::vector<std::string>{"bert-x1-etcd", "bert-x1-worker-0", "bert-x1-worker-1"});
   // Deleting the job removes everything it owns.
   c.remove(c.resource("elastic.pytorch.org/v1alpha1", "ElasticJob"), "elastic-job", "bert-x1");
+  server.control("sync");  // the garbage collector's part
   CHECK(stored(server, "Pod").empty());
   CHECK(stored(server, "Service").empty());
 }

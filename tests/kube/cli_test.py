@@ -120,6 +120,7 @@ class KubectlTest(Base):
         out = self.kubectl("get", "elasticjobs", "-n", "elastic-job", "-o", "name").stdout
         self.assertEqual(out, "elasticjob.elastic.pytorch.org/bert\n")
         self.kubectl("delete", "elasticjob", "bert", "-n", "elastic-job")
+        self.server.ctl("sync")  # the garbage collector deletes what the job owned
         self.assertEqual([o["metadata"]["name"] for o in self.server.objects("Pod")], [])
 
 
@@ -295,6 +296,43 @@ def recv_until_closed(conn, n):
     return data
 
 
+class DeleteTest(Base):
+    """`ejob delete` against the apiserver's deletion: finalizers, an asynchronous garbage
+    collector, or none at all."""
+
+    def submit(self):
+        self.install_crds()
+        self.ejob("submit", "--name", "bert", "--exact-name", *JOB)
+        self.server.ctl("sync")
+
+    def test_delete_is_done_when_it_says_so_even_without_a_garbage_collector(self):
+        self.server.ctl("config", {"gc": False})
+        self.submit()
+        out = self.ejob("delete", "bert").stdout
+        self.assertEqual(out, 'elasticjob.elastic.pytorch.org "bert" deleted\n')
+        self.assertEqual(self.server.objects("ElasticJob"), [])
+        self.assertEqual(self.ejob("list").stderr, "No jobs found in namespace elastic-job.\n")
+        self.ejob("submit", "--name", "bert", "--exact-name", *JOB)  # the name is free again
+
+    def test_a_job_held_by_finalizers_is_terminating(self):
+        self.submit()
+        self.kubectl("patch", "elasticjob", "bert", "-n", "elastic-job", "--type", "merge", "-p",
+                     json.dumps({"metadata": {"finalizers": ["example.com/hold"]}}))
+        out = self.ejob("delete", "bert").stdout
+        self.assertEqual(out, 'elasticjob.elastic.pytorch.org "bert" is terminating: its finalizers '
+                              "(example.com/hold) hold it until their controllers release it\n")
+        self.assertEqual(self.ejob("list").stdout.splitlines()[1].split()[:2], ["bert", "Terminating"])
+        self.kubectl("patch", "elasticjob", "bert", "-n", "elastic-job", "--type", "merge", "-p",
+                     json.dumps({"metadata": {"finalizers": None}}))
+        self.assertEqual(self.server.objects("ElasticJob"), [])
+
+    def test_delete_wait_waits_for_the_collector(self):
+        self.server.ctl("config", {"gc_delay": 1.0})
+        self.submit()
+        self.ejob("delete", "bert", "--wait")
+        self.assertEqual([o["metadata"]["name"] for o in self.server.objects("Pod")], [])
+
+
 class NamespaceTest(Base):
     """A fresh cluster: no elastic-job namespace until someone makes it."""
 
@@ -332,6 +370,7 @@ class NamespaceTest(Base):
                                    "kinds": ["500"], "times": 100})
         p = self.ejob("submit", "--create-namespace", *JOB, ok=False)
         self.assertEqual(p.returncode, 5, p.stderr)
+        self.server.ctl("sync")  # the namespace is Terminating until the namespace controller acted
         self.assertEqual(self.job_objects(), [])
         self.assertEqual(self.namespace("elastic-job"), [])
 

@@ -102,6 +102,8 @@ class Controller:
         store = self.store
         jres = self.job_resource()
         job = store.get(jres, ns, name)
+        if job["metadata"].get("deletionTimestamp"):
+            return  # being deleted: the collector takes its pods, nothing is made again
         spec = job.get("spec", {})
         worker = spec.get("replicaSpecs", {}).get("Worker", {})
         replicas = int(worker.get("replicas", 1))

@@ -321,6 +321,8 @@ def resource_call(h, res, ns, name, sub):
         dry = dry or opts.get("dryRun") == ["All"]
         uid = (opts.get("preconditions") or {}).get("uid")
         obj = store.delete(res, ns, name, prop, dry, uid)
+        if obj["metadata"].get("deletionTimestamp"):
+            return h.send_json(200, obj)  # still there, Terminating: the object, as the apiserver
         return h.send_json(200, {"kind": "Status", "apiVersion": "v1", "metadata": {}, "status": "Success",
                                  "details": {"name": name, "group": res.group, "kind": res.plural,
                                              "uid": obj["metadata"]["uid"]}})
@@ -596,13 +598,21 @@ def control(h):
                                      body.get("reason"), body.get("message"), body.get("disruption"),
                                      body.get("restarts"))
     elif cmd == "config":
-        srv.config.update({k: v for k, v in body.items() if k != "crd_establish_delay"})
+        srv.config.update({k: v for k, v in body.items() if k not in ("crd_establish_delay", "gc_delay", "gc")})
         if "crd_establish_delay" in body:
             srv.store.crd_establish_delay = float(body["crd_establish_delay"])
+        if "gc_delay" in body:
+            srv.store.gc_delay = float(body["gc_delay"])
+        if "gc" in body:
+            srv.store.gc_enabled = bool(body["gc"])
     elif cmd == "compact":
         srv.store.compact()
     elif cmd == "sync":
-        srv.controller.wait_idle()
+        for _ in range(20):  # the controller's work makes garbage, and the collector's work events
+            srv.controller.wait_idle()
+            srv.store.wait_gc_idle()
+            if srv.controller.busy == 0 and srv.store.gc_pending == 0:
+                break
     elif cmd == "objects":
         with srv.store.lock:
             return h.send_json(200, [o for o in srv.store.objects.values()])

@@ -23,9 +23,11 @@ Test control (no auth, never faulted, not counted), all JSON:
   POST /_test/pod-phase {namespace, name, phase, exitCode}
   POST /_test/config {crd_establish_delay, bookmark_interval, evict_blocked:[pod names],
                       path_prefix: API paths only under it, as behind a proxy ("/k8s/clusters/c-1"),
-                      operator: false = no ElasticJob operator (jobs stay without pods or status)}
+                      operator: false = no ElasticJob operator (jobs stay without pods or status),
+                      gc_delay: seconds before the garbage collector acts on a deletion,
+                      gc: false = no garbage collector (dependents and finalizers stay)}
   POST /_test/compact             forget watch history (older resourceVersions get 410)
-  POST /_test/sync                wait until the ElasticJob controller is idle
+  POST /_test/sync                wait until the ElasticJob controller and the collector are idle
   GET  /_test/objects             every stored object
   GET  /_test/websocket           a WebSocket echo peer (websocket_server.serve_echo)
   GET  /_test/websocket-closes    the close codes and reasons its clients sent

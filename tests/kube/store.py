@@ -165,6 +165,13 @@ class Store:
         self.compacted_rv = 0     # events at or below this rv are gone (410 for older watches)
         self.hooks = []           # called with (type, resource, object) after each change
         self.crd_establish_delay = 0.0
+        # The garbage collector (kube-controller-manager's): acts on a deletion gc_delay
+        # seconds later, from its own thread, as the real one acts after the API call
+        # returned; gc_enabled False = none runs (dependents and finalizers stay).
+        self.gc_delay = 0.0
+        self.gc_enabled = True
+        self.gc_pending = 0
+        self.gc_idle = threading.Condition(self.lock)
         for ns in ("default", "kube-system", "kube-public", "kube-node-lease", *namespaces):
             self.create(self.resource("", "v1", "namespaces"), None,
                         {"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": ns}},
@@ -218,9 +225,14 @@ class Store:
                         {"name": name, "group": res.group, "kind": res.plural})
 
     def check_namespace(self, res, ns):
-        if res.namespaced and (("", "namespaces", None, ns) not in self.objects):
+        namespace = self.objects.get(("", "namespaces", None, ns)) if res.namespaced else None
+        if res.namespaced and namespace is None:
             raise ApiError(404, "NotFound", f'namespaces "{ns}" not found',
                            {"name": ns, "kind": "namespaces"})
+        if namespace and namespace["metadata"].get("deletionTimestamp"):
+            raise ApiError(403, "Forbidden", f"{res.plural} is forbidden: unable to create new content in "
+                                             f"namespace {ns} because it is being terminated",
+                           {"kind": res.plural})
 
     def validate(self, res, obj):
         name = obj.get("metadata", {}).get("name", "")
@@ -346,7 +358,8 @@ class Store:
         new["apiVersion"] = res.api_version
         new["kind"] = res.kind
         meta = new["metadata"]
-        for k in ("uid", "creationTimestamp", "name", "namespace"):
+        for k in ("uid", "creationTimestamp", "name", "namespace", "deletionTimestamp",
+                  "deletionGracePeriodSeconds"):
             if k in current["metadata"]:
                 meta[k] = current["metadata"][k]
         old_fields = field_set(current)
@@ -376,8 +389,11 @@ class Store:
         if dry_run:
             return new
         meta["resourceVersion"] = str(self.next_rv())
-        self.objects[self.key(res, meta.get("namespace"), meta["name"])] = new
+        key = self.key(res, meta.get("namespace"), meta["name"])
+        self.objects[key] = new
         self.record("MODIFIED", res, new)
+        if meta.get("deletionTimestamp") and not meta.get("finalizers"):
+            self.remove(key, res, new)  # its last finalizer was taken off
         return copy.deepcopy(new)
 
     def apply(self, res, ns, name, patch, manager, force, dry_run):
@@ -425,6 +441,10 @@ class Store:
             return self.commit(res, current, new, manager, "Apply", dry_run, applied=applied)
 
     def delete(self, res, ns, name, propagation, dry_run, precondition_uid=None):
+        """As the apiserver deletes: an object without finalizers goes at once and the garbage
+        collector deletes its dependents later (Background); Foreground and Orphan, a
+        namespace, or finalizers of its own leave it in place with a deletionTimestamp
+        (Terminating) until the collector or their owners have removed every finalizer."""
         with self.lock:
             key = self.key(res, ns, name)
             obj = self.objects.get(key)
@@ -433,35 +453,114 @@ class Store:
             if precondition_uid and obj["metadata"]["uid"] != precondition_uid:
                 raise ApiError(409, "Conflict",
                                f'Operation cannot be fulfilled on {res.qualified()} "{name}": Precondition failed: UID in precondition: {precondition_uid}, UID in object meta: {obj["metadata"]["uid"]}')
-            if dry_run:
+            if dry_run or obj["metadata"].get("deletionTimestamp"):
                 return copy.deepcopy(obj)
-            self.remove(key, res, obj, propagation or "Background")
-            return copy.deepcopy(obj)
+            finalizers = list(obj["metadata"].get("finalizers", []))
+            finalizers += {"Foreground": ["foregroundDeletion"], "Orphan": ["orphan"]}.get(propagation, [])
+            if res.kind == "Namespace":
+                finalizers.append("kubernetes")  # the namespace controller empties it first
+            if not finalizers:
+                self.remove(key, res, obj)
+                return copy.deepcopy(obj)
+            new = copy.deepcopy(obj)
+            new["metadata"].update(deletionTimestamp=now_rfc3339(), deletionGracePeriodSeconds=0,
+                                   finalizers=finalizers)
+            if res.kind == "Namespace":
+                new.setdefault("status", {})["phase"] = "Terminating"
+            self.store_raw(key, res, new)
+            self.gc_later(("finalize", key))
+            return copy.deepcopy(new)
 
-    def remove(self, key, res, obj, propagation):
+    def store_raw(self, key, res, obj):
+        """Stores a change the server itself makes (no managedFields entry)."""
+        obj["metadata"]["resourceVersion"] = str(self.next_rv())
+        self.objects[key] = obj
+        self.record("MODIFIED", res, obj)
+
+    def remove(self, key, res, obj):
         del self.objects[key]
         obj["metadata"]["resourceVersion"] = str(self.next_rv())
         self.record("DELETED", res, obj)
-        uid = obj["metadata"]["uid"]
-        for dkey, dep in list(self.objects.items()):
-            refs = dep["metadata"].get("ownerReferences", [])
-            if dkey not in self.objects or not any(r.get("uid") == uid for r in refs):
-                continue
-            dres = self.resource_for_group_plural(dkey[0], dkey[1])
-            if propagation == "Orphan":
-                new = copy.deepcopy(dep)
-                new["metadata"]["ownerReferences"] = [r for r in refs if r.get("uid") != uid]
-                if not new["metadata"]["ownerReferences"]:
-                    del new["metadata"]["ownerReferences"]
-                self.commit(dres, dep, new, "kube-controller-manager", "Update", False)
-            else:
-                self.remove(dkey, dres, dep, propagation)
-        if res.kind == "Namespace":
-            for dkey, dep in list(self.objects.items()):
-                if dkey in self.objects and dkey[2] == key[3]:
-                    self.remove(dkey, self.resource_for_group_plural(dkey[0], dkey[1]), dep, "Background")
         if res.kind == "CustomResourceDefinition":
             self.unserve(obj)
+        self.gc_later(("owner-gone", obj["metadata"]["uid"]))
+
+    # ---- the garbage collector ---------------------------------------------------------------
+    def gc_later(self, item):
+        if not self.gc_enabled:
+            return
+        self.gc_pending += 1
+        timer = threading.Timer(self.gc_delay, self.gc_run, (item,))
+        timer.daemon = True
+        timer.start()
+
+    def gc_run(self, item):
+        with self.lock:
+            try:
+                if item[0] == "owner-gone":
+                    self.collect_dependents(item[1])
+                else:
+                    self.finalize(item[1])
+            finally:
+                self.gc_pending -= 1
+                self.gc_idle.notify_all()
+
+    def wait_gc_idle(self, timeout=10):
+        with self.lock:
+            return self.gc_idle.wait_for(lambda: self.gc_pending == 0, timeout=timeout)
+
+    def dependents(self, uid):
+        return [(k, o) for k, o in self.objects.items()
+                if any(r.get("uid") == uid for r in o["metadata"].get("ownerReferences", []))]
+
+    def collect_dependents(self, uid):
+        """An owner is gone: dependents with no owner left are deleted, others lose the ref."""
+        owners = {o["metadata"]["uid"] for o in self.objects.values()}
+        for dkey, dep in self.dependents(uid):
+            refs = [r for r in dep["metadata"]["ownerReferences"] if r.get("uid") != uid]
+            dres = self.resource_for_group_plural(dkey[0], dkey[1])
+            if any(r.get("uid") in owners for r in refs):
+                new = copy.deepcopy(dep)
+                new["metadata"]["ownerReferences"] = refs
+                self.store_raw(dkey, dres, new)
+            else:
+                self.delete(dres, dkey[2], dkey[3], "Background", False)
+
+    def finalize(self, key):
+        """The collector's and namespace controller's part of a deletion that waits."""
+        obj = self.objects.get(key)
+        if obj is None or not obj["metadata"].get("deletionTimestamp"):
+            return
+        res = self.resource_for_group_plural(key[0], key[1])
+        meta = obj["metadata"]
+        finalizers = list(meta.get("finalizers", []))
+        waiting = []
+        if "orphan" in finalizers:
+            for dkey, dep in self.dependents(meta["uid"]):
+                new = copy.deepcopy(dep)
+                new["metadata"]["ownerReferences"] = [r for r in dep["metadata"]["ownerReferences"]
+                                                      if r.get("uid") != meta["uid"]]
+                if not new["metadata"]["ownerReferences"]:
+                    del new["metadata"]["ownerReferences"]
+                self.store_raw(dkey, self.resource_for_group_plural(dkey[0], dkey[1]), new)
+            finalizers.remove("orphan")
+        if "foregroundDeletion" in finalizers:
+            waiting = self.dependents(meta["uid"])
+        if "kubernetes" in finalizers:
+            waiting += [(k, o) for k, o in self.objects.items() if k[2] == key[3] and k[0:2] != key[0:2]]
+        for dkey, dep in waiting:
+            self.delete(self.resource_for_group_plural(dkey[0], dkey[1]), dkey[2], dkey[3],
+                        "Background", False)
+        if waiting:
+            self.gc_later(("finalize", key))  # again once the dependents are gone
+            return
+        finalizers = [f for f in finalizers if f not in ("foregroundDeletion", "kubernetes")]
+        new = copy.deepcopy(obj)
+        new["metadata"]["finalizers"] = finalizers
+        if finalizers:
+            self.store_raw(key, res, new)
+        else:
+            self.remove(key, res, new)
 
     def resource_for_group_plural(self, group, plural):
         for res in self.resources.values():
