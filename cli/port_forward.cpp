@@ -16,6 +16,7 @@
 
 #include "ejob/cli/commands.hpp"
 #include "ejob/cli/job.hpp"
+#include "ejob/cli/job_pods.hpp"
 #include "ejob/cli/kube_flags.hpp"
 #include "ejob/util/error.hpp"
 
@@ -94,7 +95,13 @@ void run_port_forward(const PortForwardFlags& f) {
   const std::string ns =
       f.kube.name_space.empty() ? std::string(k_job_namespace) : f.kube.name_space;
   KubeSession session = open_session(f.kube);
-  session.client->get(session.client->resource("v1", "Pod"), ns, pod);  // NotFound names it
+  // NotFound names the pod; one that is not running has no port to reach (kubectl refuses it
+  // up front too, instead of listening and failing each connection).
+  const kubeapi::Json found = session.client->get(session.client->resource("v1", "Pod"), ns, pod);
+  if (const std::string phase = json_text(json_at(found, {"status", "phase"})); phase != "Running")
+    throw Error(ErrorCode::Conflict, "pod " + pod + " is not running (status " +
+                                         (phase.empty() ? "unknown" : phase) +
+                                         "): there is nothing to forward to yet");
   StopSignals signals;  // before the forwarders' threads start, so they inherit the mask
   std::mutex err_mutex;
   const auto report = [&](const std::string& message) {

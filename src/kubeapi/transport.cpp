@@ -516,17 +516,24 @@ struct Transport::Impl {
     return wait;
   }
 
+  /// What to check after a failed TLS handshake: the client pair, the server's name (the
+  /// certificate is trusted but names other hosts), or the CA the server is checked against.
+  std::string tls_hint(const Attempt& a) const {
+    if (a.curl == CURLE_SSL_CERTPROBLEM) return "the client certificate and key of the credentials";
+    const bool name_mismatch = a.curl_error.find("subject name") != std::string::npos &&
+                               a.curl_error.find("target host") != std::string::npos;
+    if (!name_mismatch) return "certificate-authority in the kubeconfig";
+    return "the server name: the certificate names other hosts; use the name it was issued for "
+           "in the server URL, or set tls-server-name in the kubeconfig";
+  }
+
   [[noreturn]] void throw_transport(const Request& req, const Attempt& a, int attempts,
                                     Clock::time_point start) {
     const std::string where = std::string(method_name(req.method)) + " " + cfg.server + req.target;
-    if (is_tls_failure(a.curl)) {
-      const char* check = a.curl == CURLE_SSL_CERTPROBLEM
-                              ? "the client certificate and key of the credentials"
-                              : "certificate-authority in the kubeconfig";
+    if (is_tls_failure(a.curl))
       throw TransportError("TLS handshake with " + cfg.server + " failed: " + a.curl_error +
-                               " (check " + check + ")",
+                               " (check " + tls_hint(a) + ")",
                            false);
-    }
     std::string tries;
     if (attempts > 1) {
       const auto ms = std::chrono::duration_cast<std::chrono::milliseconds>(Clock::now() - start);

@@ -105,7 +105,9 @@ TEST_CASE("transport: tls-server-name is used for SNI and verification") {
   CHECK(error_of([&] { list_namespaces(cfg); }) ==
         "4: TLS handshake with " + server.url() +
             " failed: SSL: no alternative certificate subject name matches target host name "
-            "'wrong.name' (check certificate-authority in the kubeconfig)");
+            "'wrong.name' (check the server name: the certificate names other hosts; use the "
+            "name it was issued for in the server URL, or set tls-server-name in the "
+            "kubeconfig)");
 }
 
 TEST_CASE("transport: exec plugin credentials are cached until they expire and renewed on 401") {

@@ -499,6 +499,12 @@ class PortForwardTest(Base):
     def test_ejob_port_forward_unknown_pod_and_bad_ports(self):
         p = self.ejob("port-forward", "nope", "8080", "-n", "default", ok=False)
         self.assertEqual((p.returncode, p.stderr), (8, 'ejob: error: pods "nope" not found\n'))
+        self.make_pod("etcd-0", self.echo.port)
+        self.server.ctl("pod-phase", {"namespace": "default", "name": "etcd-0", "phase": "Pending"})
+        p = self.ejob("port-forward", "etcd-0", "8080", "-n", "default", ok=False)
+        self.assertEqual((p.returncode, p.stdout, p.stderr),
+                         (7, "", "ejob: error: pod etcd-0 is not running (status Pending): there is "
+                                 "nothing to forward to yet\n"))
         p = self.ejob("port-forward", "nope", "8080:0", "-n", "default", ok=False)
         self.assertEqual((p.returncode, p.stderr),
                          (2, 'ejob: error: port-forward: "8080:0" is not a port number (1 to 65535)\n'))
