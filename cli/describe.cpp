@@ -25,6 +25,7 @@ struct DescribeFlags {
   KubeFlags kube;
   std::string name;
   std::string output;
+  bool managed_fields = false;
 };
 
 void run_describe(const DescribeFlags& f) {
@@ -63,7 +64,7 @@ void run_describe(const DescribeFlags& f) {
   for (const auto* list : {&view.own_pods, &view.workers})
     objects.insert(objects.end(), list->begin(), list->end());
   for (Json& ev : job_events(view.job, view.events)) objects.push_back(std::move(ev));
-  std::cout << format_objects(objects, out);
+  std::cout << format_objects(std::move(objects), out, f.managed_fields);
 }
 
 }  // namespace
@@ -76,6 +77,7 @@ void register_describe(CLI::App& app) {
   add_kube_flags(*cmd, flags->kube);
   cmd->add_option("-o,--output", flags->output,
                   "json or yaml: the job, its pods and events as a v1 List");
+  add_managed_fields_flag(*cmd, flags->managed_fields);
   cmd->callback([flags] { run_describe(*flags); });
 }
 

@@ -32,4 +32,9 @@ KubeSession open_session(const KubeFlags& flags, const std::string& name_space) 
   return s;
 }
 
+void add_managed_fields_flag(CLI::App& app, bool& show) {
+  app.add_flag("--show-managed-fields", show,
+               "Keep metadata.managedFields in -o json/yaml (hidden, as kubectl hides them)");
+}
+
 }  // namespace ejob::cli

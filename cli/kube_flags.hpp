@@ -26,6 +26,9 @@ enum class NamespaceFlag { Add, Skip };
 /// Adds the flags to a subcommand.
 void add_kube_flags(CLI::App& app, KubeFlags& flags, NamespaceFlag ns = NamespaceFlag::Add);
 
+/// --show-managed-fields, for commands with -o json/yaml.
+void add_managed_fields_flag(CLI::App& app, bool& show);
+
 /// A transport and a client on it, for one command run.
 struct KubeSession {
   std::unique_ptr<kubeapi::Transport> transport;

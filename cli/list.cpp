@@ -18,25 +18,25 @@ struct ListFlags {
   KubeFlags kube;
   bool all_namespaces = false;
   std::string output;
+  bool managed_fields = false;
 };
 
 void run_list(const ListFlags& f) {
   if (f.all_namespaces && !f.kube.name_space.empty())
     throw Error(ErrorCode::Usage, "-A/--all-namespaces and -n/--namespace exclude each other");
-  const Output out = parse_output(f.output, {"wide", "json"});
+  const Output out = parse_output(f.output, {"wide", "name", "json", "yaml"});
   KubeSession session = open_session(f.kube);
   const std::string ns = f.all_namespaces            ? ""
                          : f.kube.name_space.empty() ? std::string(k_job_namespace)
                                                      : f.kube.name_space;
   const kubeapi::ResourceInfo res = kubeapi::job_resource(*session.client);
   kubeapi::ListResult jobs = session.client->list(res, ns, {k_managed_by_ejob});
-  if (out == Output::Json) {
-    std::cout << kubeapi::Json{{"apiVersion", "v1"},
-                               {"kind", "List"},
-                               {"items", jobs.items},
-                               {"metadata", {{"resourceVersion", ""}}}}
-                     .dump(4)
-              << '\n';
+  if (out == Output::Json || out == Output::Yaml) {
+    std::cout << format_objects(std::move(jobs.items), out, f.managed_fields, Grouping::AlwaysList);
+    return;
+  }
+  if (out == Output::Name) {
+    for (const auto& job : jobs.items) std::cout << kubeapi::qualified_name(job) << '\n';
     return;
   }
   if (jobs.items.empty()) {
@@ -57,7 +57,8 @@ void register_list(CLI::App& app) {
   CLI::App* cmd = app.add_subcommand("list", "List ejob's jobs in the cluster");
   add_kube_flags(*cmd, flags->kube);
   cmd->add_flag("-A,--all-namespaces", flags->all_namespaces, "Jobs of every namespace");
-  cmd->add_option("-o,--output", flags->output, "wide or json");
+  cmd->add_option("-o,--output", flags->output, "wide, name, json or yaml");
+  add_managed_fields_flag(*cmd, flags->managed_fields);
   cmd->callback([flags] { run_list(*flags); });
 }
 

@@ -44,12 +44,18 @@ Output parse_output(const std::string& value, const std::vector<std::string>& al
   return Output::Wide;
 }
 
-std::string format_objects(const std::vector<kubeapi::Json>& objects, Output output) {
-  kubeapi::Json doc = objects.size() == 1 ? objects[0]
-                                          : kubeapi::Json{{"apiVersion", "v1"},
-                                                          {"kind", "List"},
-                                                          {"items", objects},
-                                                          {"metadata", {{"resourceVersion", ""}}}};
+std::string format_objects(std::vector<kubeapi::Json> objects, Output output, bool managed_fields,
+                           Grouping grouping) {
+  if (!managed_fields)
+    for (kubeapi::Json& o : objects)
+      if (o.is_object() && o.contains("metadata") && o["metadata"].is_object())
+        o["metadata"].erase("managedFields");
+  kubeapi::Json doc = objects.size() == 1 && grouping == Grouping::OneAlone
+                          ? objects[0]
+                          : kubeapi::Json{{"apiVersion", "v1"},
+                                          {"kind", "List"},
+                                          {"items", objects},
+                                          {"metadata", {{"resourceVersion", ""}}}};
   if (output == Output::Json) return doc.dump(4) + "\n";
   render::json::Decoded v = render::json::unmarshal(doc.dump());
   return render::to_yaml(v.value);

@@ -23,7 +23,13 @@ enum class Output { Text, Name, Json, Yaml, Wide };
 /// ejob::Error(Usage) naming the flag otherwise.
 Output parse_output(const std::string& value, const std::vector<std::string>& allowed);
 
-/// Objects as kubectl prints them with -o json/yaml: one object alone, several as a v1 List.
-std::string format_objects(const std::vector<kubeapi::Json>& objects, Output output);
+/// How format_objects groups the objects: one alone and several as a v1 List (kubectl
+/// get NAME), or always a List (kubectl get KIND).
+enum class Grouping { OneAlone, AlwaysList };
+
+/// Objects as kubectl prints them with -o json/yaml, without metadata.managedFields unless
+/// `managed_fields` (kubectl hides them since 1.21; --show-managed-fields shows them).
+std::string format_objects(std::vector<kubeapi::Json> objects, Output output,
+                           bool managed_fields = false, Grouping grouping = Grouping::OneAlone);
 
 }  // namespace ejob::cli

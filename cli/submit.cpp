@@ -32,12 +32,14 @@ struct SubmitFlags {
   bool wait = false;
   std::string timeout = "0";
   bool create_namespace = false;
+  bool managed_fields = false;
 };
 
 /// The checked options (no I/O).
 struct SubmitPlan {
   DryRunMode dry_run = DryRunMode::None;
   Output output = Output::Text;
+  bool managed_fields = false;
   bool wait = false;
   std::optional<std::chrono::milliseconds> timeout;  ///< of --wait; nullopt: no limit
 };
@@ -53,6 +55,7 @@ SubmitPlan validate(const SubmitFlags& f) {
     throw Error(ErrorCode::Usage,
                 "--dry-run: \"" + f.dry_run + "\" is not one of client, server, none");
   plan.output = parse_output(f.output, {"name", "json", "yaml"});
+  plan.managed_fields = f.managed_fields;
   plan.wait = f.wait;
   plan.timeout = parse_wait_timeout(f.timeout, "--timeout");
   if (plan.wait && plan.dry_run != DryRunMode::None)
@@ -84,7 +87,7 @@ void print_result(const kubeapi::SubmitResult& r, const SubmitPlan& plan) {
     return;
   }
   if (plan.output != Output::Text) {
-    std::cout << format_objects(r.objects, plan.output);
+    std::cout << format_objects(r.objects, plan.output, plan.managed_fields);
     return;
   }
   const std::string name = r.job["metadata"].value("name", "");
@@ -162,6 +165,7 @@ void register_submit(CLI::App& app) {
              "client (also bare --dry-run): print the manifests; server: let the server check them")
           ->expected(0, 1);
   cmd->add_option("-o,--output", flags->output, "Print the created objects: name, json or yaml");
+  add_managed_fields_flag(*cmd, flags->managed_fields);
   cmd->add_flag("--create-namespace", flags->create_namespace,
                 "Create the job's namespace if it does not exist (as Helm's flag)");
   cmd->add_flag("--wait", flags->wait,

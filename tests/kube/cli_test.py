@@ -166,6 +166,13 @@ class SubmitTest(Base):
         self.assertEqual(wide[1].split()[:2], ["elastic-job", "bert"])
         self.assertEqual(wide[1].split()[-2:], ["bert-etcd-service:2379", "worker:1"])
         self.assertEqual(json.loads(self.ejob("list", "-o", "json").stdout)["items"][0]["metadata"]["name"], "bert")
+        # kubectl's other formats; managedFields hidden unless asked for, as kubectl hides them.
+        self.assertEqual(self.ejob("list", "-o", "name").stdout, "elasticjob.elastic.pytorch.org/bert\n")
+        listed = self.ejob("list", "-o", "yaml").stdout
+        self.assertTrue(listed.startswith("apiVersion: v1\nitems:\n- apiVersion: elastic.pytorch.org/v1alpha1\n"), listed)
+        self.assertNotIn("managedFields", listed)
+        self.assertIn("managedFields", self.ejob("list", "-o", "yaml", "--show-managed-fields").stdout)
+        self.assertNotIn("managedFields", self.ejob("describe", "bert", "-o", "json").stdout)
         out = self.ejob("delete", "bert", "--wait").stdout
         self.assertEqual(out, 'elasticjob.elastic.pytorch.org "bert" deleted\n')
         # Events stay, as in Kubernetes (not owned; they expire after the server's event TTL).
