@@ -63,6 +63,10 @@ void Client::watch_once(const ResourceInfo& res, const std::string& ns, WatchOpt
   std::string error_body;
   Request request{Method::Get, target};
   request.cancel = options.cancel;
+  // A live server ends the watch after timeoutSeconds; silence past that (and a margin) is
+  // a hung server holding the connection open, and the watch is renewed.
+  request.stall_limit =
+      std::chrono::seconds(options.timeout_seconds + std::max(2L, options.timeout_seconds / 10));
   const long status = m_transport.stream(request, sink, error_body);
   if (options.cancel && options.cancel->load()) {
     stop = true;

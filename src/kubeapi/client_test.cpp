@@ -195,6 +195,32 @@ TEST_CASE("client: watch survives a truncated stream") {
   CHECK(seen.back() == "ADDED t2");
 }
 
+TEST_CASE("client: a watch that a hung server holds open and silent is renewed") {
+  // The server answers the watch and then says nothing, past the timeoutSeconds asked for,
+  // with the connection open (a hung apiserver): the client gives up on that stream a little
+  // after the timeout and watches again from the same version.
+  Fixture f;
+  const std::string from = f.client.list(f.pods, "default").resource_version;
+  f.server.control("faults",
+                   {{"kinds", {"stall"}}, {"times", 1}, {"path", "/pods$"}, {"methods", {"GET"}}});
+  std::thread writer([&] {
+    std::this_thread::sleep_for(std::chrono::milliseconds(300));
+    Transport t(f.server.config("admin-cert"), {});
+    Client(t).create(pod("s1"));
+  });
+  WatchOptions o;
+  o.resource_version = from;
+  o.timeout_seconds = 1;
+  std::vector<std::string> seen;
+  f.client.watch(f.pods, "default", o, [&](const WatchEvent& e) {
+    seen.push_back(e.type + " " + e.object["metadata"]["name"].get<std::string>());
+    return false;
+  });
+  writer.join();
+  CHECK(seen == std::vector<std::string>{"ADDED s1"});
+  CHECK(f.server.requests().size() >= 2);  // the stalled watch and the one that delivered
+}
+
 TEST_CASE("client: a watch and a followed log end when their cancel flag turns true") {
   Fixture f;
   f.client.create(pod("quiet"));

@@ -389,6 +389,10 @@ struct Transport::Impl {
     curl_easy_setopt(h, CURLOPT_SHARE, share_for(auth));
     curl_easy_setopt(h, CURLOPT_HTTP_VERSION, static_cast<long>(CURL_HTTP_VERSION_2TLS));
     if (left) curl_easy_setopt(h, CURLOPT_TIMEOUT_MS, static_cast<long>(left->count()));
+    if (!left && req.stall_limit.count() > 0) {  // below 1 byte/s for that long: nothing came
+      curl_easy_setopt(h, CURLOPT_LOW_SPEED_LIMIT, 1L);
+      curl_easy_setopt(h, CURLOPT_LOW_SPEED_TIME, static_cast<long>(req.stall_limit.count()));
+    }
     const std::string_view m = method_name(req.method);
     if (req.method != Method::Get && req.method != Method::Post)
       curl_easy_setopt(h, CURLOPT_CUSTOMREQUEST, std::string(m).c_str());

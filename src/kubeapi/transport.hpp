@@ -43,6 +43,10 @@ struct Request {
   /// Streams only: when it turns true the stream ends as if the server had ended it (curl
   /// looks at it about once a second while no data comes).
   const std::atomic<bool>* cancel = nullptr;
+  /// Streams only: fail (Transport) when nothing at all arrives for this long (0: never). A
+  /// watch sets it past the timeout it asked the server for, by when a live server has ended
+  /// the stream: a hung one leaves it open and silent.
+  std::chrono::seconds stall_limit{0};
 };
 
 /// The HTTP version an answer came over (ALPN decides between 1.1 and 2 on TLS).

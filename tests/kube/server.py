@@ -59,7 +59,10 @@ from store import ApiError, Store  # noqa: E402
 
 
 class Faults:
-    """Fault injection chosen by the test: which requests, which fault, how often."""
+    """Fault injection chosen by the test: which requests, which fault, how often. Kinds: 429,
+    500, 503 (answered), drop (connection closed unanswered), drop_after (closed after the
+    work was done), truncate (half a body), stall (headers, then silence with the connection
+    open: a hung apiserver under a watch)."""
 
     def __init__(self):
         self.lock = threading.Lock()
@@ -200,6 +203,13 @@ class Handler(BaseHTTPRequestHandler):
         self.wfile.write(b"0\r\n\r\n")
         self.wfile.flush()
 
+    def stall(self):
+        """A hung apiserver: the response starts (a watch's headers) and then nothing comes,
+        and the connection stays open, until the server stops."""
+        self.start_chunked("application/json")
+        self.server.stopping.wait()
+        self.close_connection = True
+
     def drop(self):
         self.close_connection = True
         try:
@@ -240,6 +250,8 @@ class Handler(BaseHTTPRequestHandler):
                 self.fault_status(fault)
             elif fault == "drop":
                 self.drop()
+            elif fault == "stall":
+                self.stall()
             else:
                 self.fault = fault
                 if outside:
