@@ -4,6 +4,8 @@
 
 #include <iostream>
 
+#include "ejob/cli/job_wait.hpp"
+
 namespace ejob::cli {
 
 void add_kube_flags(CLI::App& app, KubeFlags& flags, NamespaceFlag ns) {
@@ -12,9 +14,15 @@ void add_kube_flags(CLI::App& app, KubeFlags& flags, NamespaceFlag ns) {
   app.add_option("--context", flags.context, "Kubeconfig context (default: current-context)");
   if (ns == NamespaceFlag::Add)
     app.add_option("-n,--namespace", flags.name_space, "Namespace (default: elastic-job)");
-  app.add_option("--request-timeout", flags.request_timeout_s, "Seconds one request may take")
-      ->check(CLI::PositiveNumber);
+  app.add_option("--request-timeout", flags.request_timeout,
+                 "How long one request may take, retries included: seconds or a duration such as "
+                 "1m (0: no limit)");
   app.add_flag("--debug", flags.debug, "Print each API request on stderr (no credentials)");
+}
+
+std::chrono::milliseconds request_timeout_of(const KubeFlags& flags) {
+  return parse_wait_timeout(flags.request_timeout, "--request-timeout")
+      .value_or(std::chrono::milliseconds(0));
 }
 
 KubeSession open_session(const KubeFlags& flags, const std::string& name_space) {
@@ -22,7 +30,7 @@ KubeSession open_session(const KubeFlags& flags, const std::string& name_space) 
   kubeapi::RestConfig cfg =
       kubeapi::load_config({flags.kubeconfig, flags.context, name_space}, env);
   kubeapi::TransportOptions options;
-  options.request_timeout = std::chrono::seconds(flags.request_timeout_s);
+  options.request_timeout = request_timeout_of(flags);
   if (flags.debug)
     options.debug = [](const std::string& line) { std::cerr << "ejob: debug: " << line << '\n'; };
   const auto terminal = isatty(0) ? kubeapi::Terminal::Yes : kubeapi::Terminal::No;

@@ -5,6 +5,7 @@
 /// header, token or key.
 
 #include <CLI/CLI.hpp>
+#include <chrono>
 #include <memory>
 #include <string>
 
@@ -16,7 +17,8 @@ struct KubeFlags {
   std::string kubeconfig;
   std::string context;
   std::string name_space;
-  int request_timeout_s = 60;
+  /// As kubectl's: seconds ("30") or a Go duration ("1m30s"); 0 = no limit.
+  std::string request_timeout = "60";
   bool debug = false;
 };
 
@@ -28,6 +30,10 @@ void add_kube_flags(CLI::App& app, KubeFlags& flags, NamespaceFlag ns = Namespac
 
 /// --show-managed-fields, for commands with -o json/yaml.
 void add_managed_fields_flag(CLI::App& app, bool& show);
+
+/// --request-timeout as the transport takes it (0: no limit); ejob::Error(Usage) when it is
+/// neither seconds nor a duration.
+std::chrono::milliseconds request_timeout_of(const KubeFlags& flags);
 
 /// A transport and a client on it, for one command run.
 struct KubeSession {

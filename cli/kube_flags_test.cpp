@@ -26,17 +26,17 @@ TEST_CASE("add_kube_flags: defaults") {
   CHECK(f.kubeconfig.empty());
   CHECK(f.context.empty());
   CHECK(f.name_space.empty());
-  CHECK(f.request_timeout_s == 60);
+  CHECK(f.request_timeout == "60");
   CHECK_FALSE(f.debug);
 }
 
 TEST_CASE("add_kube_flags: every flag") {
   const KubeFlags f = parsed({"--kubeconfig", "/k/config", "--context", "prod", "-n", "ml",
-                              "--request-timeout", "5", "--debug"});
+                              "--request-timeout", "5s", "--debug"});
   CHECK(f.kubeconfig == "/k/config");
   CHECK(f.context == "prod");
   CHECK(f.name_space == "ml");
-  CHECK(f.request_timeout_s == 5);
+  CHECK(f.request_timeout == "5s");
   CHECK(f.debug);
   CHECK(parsed({"--namespace=team"}).name_space == "team");
 }
@@ -46,10 +46,16 @@ TEST_CASE("add_kube_flags: a command with its own -n gets none from here") {
   CHECK(parsed({"--context", "x"}, NamespaceFlag::Skip).context == "x");
 }
 
-TEST_CASE("add_kube_flags: --request-timeout is a positive number of seconds") {
-  CHECK_THROWS_AS(parsed({"--request-timeout", "0"}), CLI::ValidationError);
-  CHECK_THROWS_AS(parsed({"--request-timeout", "-3"}), CLI::ParseError);
-  CHECK_THROWS_AS(parsed({"--request-timeout", "soon"}), CLI::ParseError);
+TEST_CASE("add_kube_flags: --request-timeout takes seconds or a duration, as kubectl's") {
+  using std::chrono::milliseconds;
+  CHECK(request_timeout_of(parsed({})) == milliseconds(60'000));
+  CHECK(request_timeout_of(parsed({"--request-timeout", "5"})) == milliseconds(5'000));
+  CHECK(request_timeout_of(parsed({"--request-timeout", "1m30s"})) == milliseconds(90'000));
+  CHECK(request_timeout_of(parsed({"--request-timeout", "0"})) == milliseconds(0));  // no limit
+  for (const char* bad : {"-3", "soon", "5x"}) {
+    const KubeFlags f = parsed({"--request-timeout", bad});
+    CHECK_THROWS_AS(request_timeout_of(f), Error);
+  }
 }
 
 /// A kubeconfig with two contexts in a temporary directory, removed at the end.
