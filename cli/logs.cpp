@@ -355,7 +355,10 @@ class Follower {
       try {
         stream_log(m_c, m_ns, t->name, t->label, t->index, options, m_out);
       } catch (const kubeapi::ApiError& e) {
-        if (e.http_status() != 404) return end_with_error(std::current_exception());
+        // 404: the pod is gone; 400: the kubelet's "waiting to start" and the like, which the
+        // pod's next change answers. Anything else will not pass by waiting.
+        if (e.http_status() != 404 && e.http_status() != 400)
+          return end_with_error(std::current_exception());
         if (!m_over) m_out.note(t->label + ": " + e.what());
       } catch (const std::exception&) {
         return end_with_error(std::current_exception());
@@ -371,8 +374,8 @@ class Follower {
     }
   }
 
-  /// A worker's stream failed other than by its pod being gone (refused, forbidden, the
-  /// server unreachable): the follow ends with that error, as `kubectl logs -f` does, instead
+  /// A worker's stream failed in a way waiting does not mend (refused, forbidden, the server
+  /// unreachable): the follow ends with that error, as `kubectl logs -f` does, instead
   /// of waiting silently for a job whose logs cannot be read.
   void end_with_error(std::exception_ptr error) {
     std::lock_guard lock(m_mutex);
