@@ -8,6 +8,7 @@
 
 #include "ejob/render/json.hpp"
 #include "ejob/util/error.hpp"
+#include "ejob/util/spelling.hpp"
 
 namespace ejob::cli {
 
@@ -26,38 +27,14 @@ std::string join_path(const std::string& prefix, const std::string& key) {
   return prefix.empty() ? key : prefix + "." + key;
 }
 
-/// Levenshtein distance, for did-you-mean.
-std::size_t distance(std::string_view a, std::string_view b) {
-  std::vector<std::size_t> row(b.size() + 1);
-  for (std::size_t j = 0; j <= b.size(); ++j) row[j] = j;
-  for (std::size_t i = 1; i <= a.size(); ++i) {
-    std::size_t diag = row[0];
-    row[0] = i;
-    for (std::size_t j = 1; j <= b.size(); ++j) {
-      std::size_t up = row[j];
-      row[j] = std::min({row[j] + 1, row[j - 1] + 1, diag + (a[i - 1] == b[j - 1] ? 0 : 1)});
-      diag = up;
-    }
-  }
-  return row[b.size()];
-}
-
-/// How close `name` is to the mistyped `key`: edit distance, halved steps so that among equal
-/// distances a name that extends or shortens the key wins (`gpu` → `gpus`, not `cpu`).
-std::size_t closeness(std::string_view key, std::string_view name) {
-  bool prefix = name.starts_with(key) || key.starts_with(name);
-  return distance(key, name) * 2 - (prefix ? 1 : 0);
-}
-
 [[noreturn]] void unknown_key(const json& props, const At& at, const std::string& key) {
-  std::string best;
-  std::size_t best_score = (std::max<std::size_t>(2, key.size() / 3) + 1) * 2;
+  std::vector<std::string> names;
   std::string allowed;
   for (const auto& [name, sub] : props.items()) {
     allowed += (allowed.empty() ? "" : ", ") + name;
-    std::size_t score = closeness(key, name);
-    if (score < best_score) best_score = score, best = name;
+    names.push_back(name);
   }
+  const std::string best = nearest_spelling(key, names);
   std::string hint =
       best.empty() ? "allowed: " + allowed : "did you mean " + join_path(at.path, best) + "?";
   throw Error(ErrorCode::Input,

@@ -8,6 +8,7 @@
 
 #include "ejob/cli/commands.hpp"
 #include "ejob/util/error.hpp"
+#include "ejob/util/spelling.hpp"
 
 namespace ejob::cli {
 
@@ -34,6 +35,83 @@ std::span<const CommandRow> commands_for(int argc, char** argv) {
   return k_commands;
 }
 
+constexpr const char* k_version = "ejob 0.1.0";
+
+std::vector<std::string> command_names() {
+  std::vector<std::string> names;
+  for (const CommandRow& row : k_commands) names.emplace_back(row.name);
+  return names;
+}
+
+[[noreturn]] void unknown_command(const std::string& typed) {
+  const std::string best = nearest_spelling(typed, command_names());
+  throw Error(ErrorCode::Usage, "unknown command \"" + typed + "\"" +
+                                    (best.empty() ? "" : " (did you mean " + best + "?)") +
+                                    "; see 'ejob --help' for the commands");
+}
+
+/// The flags a command takes, as typed: --long and -s.
+std::vector<std::string> flag_names(const CLI::App& cmd) {
+  std::vector<std::string> names = {"--help"};
+  for (const CLI::Option* o : cmd.get_options()) {
+    for (const std::string& l : o->get_lnames()) names.push_back("--" + l);
+    for (const std::string& s : o->get_snames()) names.push_back("-" + s);
+  }
+  return names;
+}
+
+/// The words a command did not take, in the order typed (CLI11's own message lists them
+/// reversed): an unknown flag with the nearest one it does take, else the extra words.
+[[noreturn]] void unexpected_words(const CLI::App& cmd, const std::vector<std::string>& words) {
+  const std::string help = "; see 'ejob " + cmd.get_name() + " --help'";
+  for (const std::string& w : words) {
+    if (w.size() < 2 || w[0] != '-') continue;
+    const std::string flag = w.substr(0, w.find('='));
+    const std::string best = nearest_spelling(flag, flag_names(cmd));
+    throw Error(ErrorCode::Usage, "unknown flag " + flag + " for 'ejob " + cmd.get_name() + "'" +
+                                      (best.empty() ? "" : " (did you mean " + best + "?)") + help);
+  }
+  std::string list;
+  for (const std::string& w : words) list += (list.empty() ? "" : " ") + w;
+  throw Error(ErrorCode::Usage, "'ejob " + cmd.get_name() + "' does not take " +
+                                    (words.size() == 1 ? "the argument " : "the arguments ") +
+                                    list + help);
+}
+
+/// Every command checks for words it does not take once parsed, before it runs.
+void check_extras(CLI::App& app) {
+  for (CLI::App* cmd : app.get_subcommands({})) {
+    cmd->allow_extras();
+    cmd->parse_complete_callback([cmd] {
+      if (!cmd->remaining().empty()) unexpected_words(*cmd, cmd->remaining());
+    });
+  }
+}
+
+/// `ejob`, `ejob help [COMMAND]`, `ejob version` and a command name that is none: answered
+/// here; returns false when CLI11 is to parse the arguments.
+bool answer_without_parsing(CLI::App& app, const std::vector<std::string>& args) {
+  if (args.empty() || (args[0] == "help" && args.size() == 1)) {
+    std::cout << app.help();
+    return true;
+  }
+  if (args[0] == "version") {
+    std::cout << k_version << '\n';
+    return true;
+  }
+  const auto names = command_names();
+  auto known = [&](const std::string& name) {
+    return std::find(names.begin(), names.end(), name) != names.end();
+  };
+  if (args[0] == "help") {
+    if (!known(args[1])) unknown_command(args[1]);
+    std::cout << app.get_subcommand(args[1])->help();
+    return true;
+  }
+  if (args[0][0] != '-' && !known(args[0])) unknown_command(args[0]);
+  return false;
+}
+
 }  // namespace
 
 std::vector<std::string> take_trailing_args() {
@@ -44,8 +122,11 @@ std::vector<std::string> take_trailing_args() {
 int run(int argc, char** argv) {
   CLI::App app{"ejob: run elastic PyTorch training jobs on Kubernetes, or locally", "ejob"};
   app.require_subcommand(1);
-  app.set_version_flag("--version", "ejob 0.1.0");
+  app.set_version_flag("--version", k_version);
+  app.footer("'ejob help COMMAND' (or 'ejob COMMAND --help') shows a command's flags; "
+             "'ejob version' the version.");
   for (const CommandRow& row : commands_for(argc, argv)) row.add(app);
+  check_extras(app);
   try {
     std::vector<std::string> args(argv + 1, argv + argc);
     auto dashes = std::find(args.begin(), args.end(), "--");
@@ -53,6 +134,7 @@ int run(int argc, char** argv) {
       trailing().args.assign(dashes + 1, args.end());
       args.erase(dashes, args.end());
     }
+    if (answer_without_parsing(app, args)) return 0;
     std::reverse(args.begin(), args.end());  // CLI11 consumes a reversed vector
     app.parse(args);
     if (!trailing().args.empty() && !trailing().taken) {
