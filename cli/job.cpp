@@ -13,11 +13,19 @@
 #include "ejob/cli/job_schema.hpp"
 #include "ejob/cli/job_values.hpp"
 #include "ejob/render/chart_metadata.hpp"
+#include "ejob/render/json.hpp"
 #include "ejob/util/error.hpp"
 
 namespace ejob::cli {
 
 namespace {
+
+/// FNV-1a, 64 bits: a seed that follows every byte of the inputs.
+uint64_t fnv1a64(std::string_view bytes) {
+  uint64_t h = 14695981039346656037ULL;
+  for (const char c : bytes) h = (h ^ static_cast<unsigned char>(c)) * 1099511628211ULL;
+  return h;
+}
 
 using render::Map;
 using render::Value;
@@ -112,7 +120,10 @@ Job resolve_job(const JobRequest& request, const render::ReadFile& read_uncached
   std::string model = !request.name.empty() ? request.name
                       : job_mode            ? default_model_name(job.values)
                                             : std::string("release-name");
-  job.name = choose_job_name({model, request.exact_name}, job.values, job.chart->values.as_map());
+  NameRequest name{model, request.exact_name, std::nullopt};
+  if (request.reproducible_name)
+    name.seed = fnv1a64(model + '\n' + render::json::marshal(render::Value::map(job.values)));
+  job.name = choose_job_name(name, job.values, job.chart->values.as_map());
   job.name_space = !request.name_space.empty() ? request.name_space
                    : request.chart_dir.empty() ? std::string(k_job_namespace)
                                                : std::string("default");

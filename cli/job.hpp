@@ -33,6 +33,9 @@ struct JobRequest {
   bool exact_name = false;  ///< --exact-name
   std::string chart_dir;    ///< --chart ("" = the embedded elasticjob chart)
   std::string name_space;   ///< -n ("" = default)
+  /// The name's suffix follows from the inputs (`template`: same inputs, same bytes, as `helm
+  /// template`); a submit draws a fresh one.
+  bool reproducible_name = false;
 };
 
 /// The resolved job: chart, user values (what `ejob values` prints), name and namespace.

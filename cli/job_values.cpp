@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include <random>
+
 #include "ejob/cli/job_flags.hpp"
 #include "ejob/render/naming.hpp"
 #include "ejob/spot/presets.hpp"
@@ -108,7 +110,10 @@ std::string choose_job_name(const NameRequest& request, const Map& user, const M
     render::check_exact_name(request.name, budget);
     return request.name;
   }
-  return render::unique_job_name(request.name, budget);
+  if (!request.seed) return render::unique_job_name(request.name, budget);
+  std::mt19937_64 seeded(*request.seed);
+  return render::unique_job_name(request.name, budget,
+                                 [&seeded] { return static_cast<uint32_t>(seeded()); });
 }
 
 }  // namespace ejob::cli

@@ -3,6 +3,8 @@
 /// expanded into node terms and tolerations, and the job name chosen within its length budget
 /// (job_schema.hpp checks the values themselves).
 
+#include <cstdint>
+#include <optional>
 #include <string>
 #include <string_view>
 
@@ -20,6 +22,9 @@ void expand_spot(render::Map& values);
 struct NameRequest {
   std::string name;
   bool exact = false;
+  /// Set: the suffix is drawn from a generator seeded with it, so the same seed gives the same
+  /// name (`ejob template`); unset: from the OS's randomness (`ejob submit`).
+  std::optional<uint64_t> seed;
 };
 
 /// The job name: `request.name` checked as it is, or made unique (DNS form + random suffix);

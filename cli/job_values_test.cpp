@@ -105,6 +105,14 @@ TEST_CASE("choose_job_name: the model in DNS form plus a five-character suffix")
   CHECK(choose_job_name({"ResNet_50", false}, {}, k_defaults) != name);
 }
 
+TEST_CASE("choose_job_name: a seed gives the same suffix every time (ejob template)") {
+  const std::string name = choose_job_name({"bert", false, 42}, {}, k_defaults);
+  CHECK(name.rfind("bert-", 0) == 0);
+  CHECK(name.size() == 10);
+  CHECK(choose_job_name({"bert", false, 42}, {}, k_defaults) == name);
+  CHECK(choose_job_name({"bert", false, 43}, {}, k_defaults) != name);
+}
+
 TEST_CASE("choose_job_name: --exact-name is used as it is") {
   CHECK(choose_job_name({"bert", true}, {}, k_defaults) == "bert");
   CHECK(error_of(

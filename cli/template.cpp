@@ -49,6 +49,7 @@ render::RenderOptions to_options(const TemplateFlags& flags, const render::ReadF
   JobRequest request{flags.job_file,   flags.values, flags.job, flags.name,
                      flags.exact_name, flags.chart,  flags.ns};
   request.flags.command = take_trailing_args();
+  request.reproducible_name = true;
   render::RenderOptions o = job_render_options(resolve_job(request, read));
   o.kube_version = flags.kube_version;
   o.show_only = flags.show_only;

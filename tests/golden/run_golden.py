@@ -11,10 +11,12 @@ A case folder holds:
 For a successful `template` case the same manifests are also rendered by the Go reference
 renderer (`ejob-reference`, tests/reference) from the same chart and the values ejob computed
 (`ejob values` with the same arguments), and must be byte-identical: so real Helm renders
-what ejob renders. `--update` rewrites the expected files from ejob's output instead.
+what ejob renders. The release name is --name with --exact-name, else the ElasticJob's name
+as ejob printed it (its suffix follows from the inputs, so the case is reproducible). `--update` rewrites the expected files from ejob's output instead.
 """
 import argparse
 import os
+import re
 import shlex
 import subprocess
 import sys
@@ -68,11 +70,19 @@ def without_output_flags(args):
     return out
 
 
+def job_name_in(manifests):
+    """metadata.name of the ElasticJob in rendered manifests, else None."""
+    for doc in manifests.split("\n---"):
+        if "\nkind: ElasticJob\n" in "\n" + doc + "\n":
+            m = re.search(r"^metadata:\n(?:  .*\n)*?  name: (\S+)$", doc, re.M)
+            if m:
+                return m.group(1)
+    return None
+
+
 def reference_check(opts, case, args, stdout):
     """Renders with ejob-reference from `ejob values`; returns an error text or None."""
     head = args[: args.index("--")] if "--" in args else args
-    if "--exact-name" not in head:
-        return "a template case must use --exact-name so the reference can render it"
     code, values, err = run([opts.ejob, "values"] + without_output_flags(args[1:]), case)
     if code != 0:
         return f"ejob values failed ({code}): {err}"
@@ -81,6 +91,12 @@ def reference_check(opts, case, args, stdout):
     default_ns = "default" if own_chart else "elastic-job"
     namespace = flag_value(head, ["-n", "--namespace"], default_ns)
     name = flag_value(head, ["--name"], None)
+    if "--exact-name" not in head:
+        # The name ejob made (the given or default model name and a suffix that follows
+        # from the inputs): the ElasticJob's, as printed.
+        name = job_name_in(stdout)
+        if name is None:
+            return "without --exact-name the case must print the ElasticJob to name the release"
     show_only = []
     for i, a in enumerate(head[:-1]):
         if a in ("-s", "--show-only"):
