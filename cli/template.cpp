@@ -80,7 +80,8 @@ void register_template(CLI::App& app) {
                   "Chart directory (default: the embedded elasticjob chart)");
   cmd->add_option("jobfile", flags->job_file, "Job file: the chart's values (docs/job-file.md)");
   add_job_flags(*cmd, flags->job);
-  cmd->add_option("--name", flags->name, "Release name (a unique suffix is added)");
+  cmd->add_option("--name", flags->name,
+                  "Release name (a suffix is added, the same for the same inputs)");
   cmd->add_flag("--exact-name", flags->exact_name, "Use --name as given, without a suffix");
   cmd->add_option("-n,--namespace", flags->ns, "Namespace of the release");
   cmd->add_option("-f,--values", flags->values.files, "Values file (repeatable)")
