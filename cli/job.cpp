@@ -73,8 +73,12 @@ std::string default_model_name(const Map& values) {
 }
 
 /// A job needs an image and a script (when the chart has those keys, as the elasticjob chart
-/// does): say so before rendering, naming both ways to give them.
-void check_required(const Map& user, const Map& defaults) {
+/// does): say so before rendering, naming both ways to give them. With a job file it is the
+/// file that lacks them (bad input, 3), else the command line (usage, 2).
+void check_required(const Map& user, const Map& defaults,
+                    const std::optional<std::string>& job_file) {
+  const ErrorCode code = job_file ? ErrorCode::Input : ErrorCode::Usage;
+  const std::string where = job_file ? *job_file + ": " : "";
   auto missing = [&](std::string_view key) {
     if (defaults.find(key) == defaults.end()) return false;
     Value v = get_path(user, {key});
@@ -82,14 +86,14 @@ void check_required(const Map& user, const Map& defaults) {
     return !v.is_string() || v.as_string().empty();
   };
   if (missing("image")) {
-    throw Error(ErrorCode::Usage,
-                "image: the worker image is required (use -i/--image IMAGE or image: in the job "
-                "file)");
+    throw Error(code, where +
+                          "image: the worker image is required (use -i/--image IMAGE or image: in "
+                          "the job file)");
   }
   if (missing("script")) {
-    throw Error(ErrorCode::Usage,
-                "script: the training script is required (use -- SCRIPT [ARGS...] or script: in "
-                "the job file)");
+    throw Error(code, where +
+                          "script: the training script is required (use -- SCRIPT [ARGS...] or "
+                          "script: in the job file)");
   }
 }
 
@@ -115,7 +119,7 @@ Job resolve_job(const JobRequest& request, const render::ReadFile& read_uncached
   apply_job_flags(request.flags, job.values);
   if (job_mode) {
     expand_spot(job.values);
-    check_required(job.values, job.chart->values.as_map());
+    check_required(job.values, job.chart->values.as_map(), request.job_file);
   }
   std::string model = !request.name.empty() ? request.name
                       : job_mode            ? default_model_name(job.values)
