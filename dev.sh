@@ -32,6 +32,18 @@ writable_checkout() {
   rm -f "$probe"
 }
 
+# Where the demo's binaries are and what to try next (on stderr, after the rendered job).
+next_steps() {
+  cat >&2 <<NEXT
+
+dev.sh: built build/release/ejob and build/release/ejob-agent (the worker images' torchrun).
+dev.sh: next, try:
+  build/release/ejob init myjob                                # a starter job file, Dockerfile and script
+  build/release/ejob template examples/job.yaml --set workers.max=4 --gpus 2   # change it, see the manifests
+  cmake --install build/release --prefix ~/.local              # ejob and ejob-agent on PATH (~/.local/bin)
+NEXT
+}
+
 deps_hint="the lines above from deps: say the cause and the fix"
 build_hint="the compiler's or CMake's first error above names the file and line"
 case "${1:-}" in
@@ -40,9 +52,10 @@ case "${1:-}" in
     writable_checkout demo
     run_step "install what is missing" "$deps_hint" scripts/deps.sh build
     run_step "configure" "$build_hint" cmake --preset release -DEJOB_TESTS=OFF >/dev/null
-    run_step "build" "$build_hint" cmake --build build/release -j"$jobs" --target ejob
+    run_step "build" "$build_hint" cmake --build build/release -j"$jobs" --target ejob ejob-agent
     run_step "render the example job" "build/release/ejob's message above names the file and field" \
       build/release/ejob template examples/job.yaml
+    next_steps
     ;;
   test)
     step="check the checkout"
