@@ -31,6 +31,7 @@ KubeSession open_session(const KubeFlags& flags, const std::string& name_space) 
       kubeapi::load_config({flags.kubeconfig, flags.context, name_space}, env);
   kubeapi::TransportOptions options;
   options.request_timeout = request_timeout_of(flags);
+  options.on_retry = [](const std::string& line) { std::cerr << "ejob: " << line << '\n'; };
   if (flags.debug)
     options.debug = [](const std::string& line) { std::cerr << "ejob: debug: " << line << '\n'; };
   const auto terminal = isatty(0) ? kubeapi::Terminal::Yes : kubeapi::Terminal::No;

@@ -584,8 +584,21 @@ struct Transport::Impl {
       } else {
         return a;
       }
+      say_retry(req, a, wait, attempt);
       std::this_thread::sleep_for(wait);
     }
+  }
+
+  void say_retry(const Request& req, const Attempt& a, std::chrono::milliseconds wait,
+                 int attempt) const {
+    if (!opts.on_retry) return;
+    const std::string what =
+        a.curl != CURLE_OK ? a.curl_error : "the server answered HTTP " + std::to_string(a.status);
+    const auto tenths = (wait.count() + 50) / 100;
+    opts.on_retry(std::string(method_name(req.method)) + " " + cfg.server + req.target + ": " +
+                  what + "; retrying in " + std::to_string(tenths / 10) + "." +
+                  std::to_string(tenths % 10) + " s (attempt " + std::to_string(attempt + 1) +
+                  " of " + std::to_string(opts.max_attempts) + ")");
   }
 };
 

@@ -67,6 +67,9 @@ struct TransportOptions {
   std::chrono::seconds retry_after_cap{10};
   /// Receives one line per attempt (method, URL, status, time) for --debug; may be empty.
   std::function<void(const std::string&)> debug;
+  /// Receives one line before each wait for a retry (what failed, how long the wait is), so
+  /// that a user knows why nothing seems to happen; may be empty.
+  std::function<void(const std::string&)> on_retry;
 };
 
 /// Receives streamed body bytes; returns false to stop the stream.

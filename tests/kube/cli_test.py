@@ -241,6 +241,18 @@ class SubmitTest(Base):
         self.assertTrue(p.stderr.startswith("ejob: error: GET https://127.0.0.1:1/apis/elastic.pytorch.org/v1alpha1: "),
                         p.stderr)
 
+    def test_a_retry_is_said_before_its_wait(self):
+        self.install_crds()
+        self.server.ctl("faults", {"methods": ["GET"], "path": "/elasticjobs$", "kinds": ["503"], "times": 2})
+        p = self.ejob("list")
+        self.assertEqual(p.stdout, "")  # no jobs
+        retries = [l for l in p.stderr.splitlines() if "retrying" in l]
+        self.assertEqual(len(retries), 2, p.stderr)
+        for n, line in enumerate(retries, 2):
+            self.assertRegex(line, r"^ejob: GET https://127\.0\.0\.1:\d+/apis/elastic\.pytorch\.org/v1alpha1/"
+                                   r"namespaces/elastic-job/elasticjobs\?\S+: the server answered HTTP 503; "
+                                   r"retrying in \d+\.\d s \(attempt %d of 6\)$" % n)
+
     def test_debug_shows_requests_but_no_token(self):
         self.install_crds()
         p = self.ejob("list", "--context", "admin-token", "--debug")
