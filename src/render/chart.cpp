@@ -114,6 +114,7 @@ std::string Chart::full_path() const {
 std::shared_ptr<Chart> Chart::clone_tree(const Chart* new_parent) const {
   auto copy = std::make_shared<Chart>(*this);
   copy->parent = new_parent;
+  copy->replaced.clear();  // the copies below get parent links of their own
   for (auto& dep : copy->dependencies) dep = dep->clone_tree(copy.get());
   return copy;
 }

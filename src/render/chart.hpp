@@ -77,6 +77,10 @@ struct Chart {
   std::vector<ChartFile> files;
   std::vector<std::shared_ptr<Chart>> dependencies;
   const Chart* parent = nullptr;
+  /// Subcharts that dependency processing replaced (by alias copies) or dropped (disabled):
+  /// the subcharts they share with their copies still name them as `parent`, as Go's
+  /// pointers keep them alive, so they live as long as this chart.
+  std::vector<std::shared_ptr<Chart>> replaced;
   std::string source_dir;  ///< where it was loaded from (for error locations)
 
   [[nodiscard]] const std::string& name() const { return metadata.name; }

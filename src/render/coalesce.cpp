@@ -208,7 +208,8 @@ class DependencyProcessor {
       if (ChartPtr copy = alias_copy(c.dependencies, req)) chosen.push_back(copy);
       if (!req.alias.empty()) req.name = req.alias;
     }
-    c.dependencies = chosen;
+    c.replaced.insert(c.replaced.end(), c.dependencies.begin(), c.dependencies.end());
+    set_dependencies(c, chosen);
     for (Dependency& req : md.dependencies) req.enabled = true;
     Map cvals = coalesce_values(c, v, m_warn);
     tags(md.dependencies, cvals);
@@ -216,9 +217,12 @@ class DependencyProcessor {
     std::set<std::string> removed;
     for (const Dependency& req : md.dependencies)
       if (!req.enabled) removed.insert(req.name);
+    for (const ChartPtr& d : c.dependencies)
+      if (removed.contains(d->name())) c.replaced.push_back(d);
     std::erase_if(c.dependencies, [&](const ChartPtr& d) { return removed.contains(d->name()); });
     std::erase_if(md.dependencies, [&](const Dependency& d) { return removed.contains(d.name); });
     for (const ChartPtr& sub : c.dependencies) enable(*sub, cvals, path + sub->name() + ".");
+    set_dependencies(c, c.dependencies);  // Helm's last SetDependencies, after the recursion
   }
 
   void import_all(Chart& c) {
@@ -229,6 +233,13 @@ class DependencyProcessor {
  private:
   void warn(const std::string& msg) const {
     if (m_warn) m_warn(msg);
+  }
+
+  /// Chart.SetDependencies: the list, each member's parent set to `c` (shared subcharts
+  /// take the parent that set them last, as in Go).
+  static void set_dependencies(Chart& c, std::vector<ChartPtr> deps) {
+    for (const ChartPtr& d : deps) d->parent = &c;
+    c.dependencies = std::move(deps);
   }
 
   static ChartPtr alias_copy(const std::vector<ChartPtr>& charts, const Dependency& dep) {

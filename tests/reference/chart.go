@@ -298,21 +298,23 @@ func resolveDependencies(c *Chart, vals map[string]interface{}, prefix string) {
 		if !ok {
 			continue
 		}
+		// As Helm's getAliasDependency: every declared dependency is a copy (its subcharts
+		// shared), renamed by its alias; SetDependencies makes c its parent.
+		cp := *sub
 		if d.Alias != "" {
-			cp := *sub
 			cp.Meta.Name = d.Alias
-			sub = &cp
-			for _, s := range sub.Subcharts {
-				s.Parent = sub
-			}
 		}
+		cp.Parent = c
 		if dependencyEnabled(d, vals, prefix, tagMap) {
-			kept = append(kept, sub)
+			kept = append(kept, &cp)
 		}
 	}
 	c.Subcharts = kept
 	for _, s := range c.Subcharts {
 		resolveDependencies(s, vals, prefix+s.Meta.Name+".")
+	}
+	for _, s := range c.Subcharts {
+		s.Parent = c // Helm's final SetDependencies, after the recursion
 	}
 }
 
