@@ -123,8 +123,9 @@ int run(int argc, char** argv) {
   CLI::App app{"ejob: run elastic PyTorch training jobs on Kubernetes, or locally", "ejob"};
   app.require_subcommand(1);
   app.set_version_flag("--version", k_version);
-  app.footer("'ejob help COMMAND' (or 'ejob COMMAND --help') shows a command's flags; "
-             "'ejob version' the version.");
+  app.footer(
+      "'ejob help COMMAND' (or 'ejob COMMAND --help') shows a command's flags; "
+      "'ejob version' the version.");
   for (const CommandRow& row : commands_for(argc, argv)) row.add(app);
   check_extras(app);
   try {
