@@ -124,7 +124,7 @@ Job resolve_job(const JobRequest& request, const render::ReadFile& read_uncached
   std::string model = !request.name.empty() ? request.name
                       : job_mode            ? default_model_name(job.values)
                                             : std::string("release-name");
-  NameRequest name{model, request.exact_name, std::nullopt};
+  NameRequest name{model, request.exact_name, std::nullopt, !request.chart_dir.empty()};
   if (request.reproducible_name)
     name.seed = fnv1a64(model + '\n' + render::json::marshal(render::Value::map(job.values)));
   job.name = choose_job_name(name, job.values, job.chart->values.as_map());

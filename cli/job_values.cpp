@@ -107,7 +107,10 @@ std::string choose_job_name(const NameRequest& request, const Map& user, const M
   }
   render::NameBudget budget = render::name_budget(max, blobs);
   if (request.exact) {
-    render::check_exact_name(request.name, budget);
+    if (request.helm_release)
+      render::check_release_name(request.name);
+    else
+      render::check_exact_name(request.name, budget);
     return request.name;
   }
   if (!request.seed) return render::unique_job_name(request.name, budget);

@@ -25,6 +25,9 @@ struct NameRequest {
   /// Set: the suffix is drawn from a generator seeded with it, so the same seed gives the same
   /// name (`ejob template`); unset: from the OS's randomness (`ejob submit`).
   std::optional<uint64_t> seed;
+  /// A chart of the user's (--chart): an exact name is a Helm release name (53 characters),
+  /// not bound by the job chart's derived names.
+  bool helm_release = false;
 };
 
 /// The job name: `request.name` checked as it is, or made unique (DNS form + random suffix);
