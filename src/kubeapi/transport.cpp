@@ -565,28 +565,37 @@ struct Transport::Impl {
     for (int attempt = 1;; ++attempt) {
       Attempt a = perform(req, sink, left());
       if (a.stopped) return a;
-      const auto wait = backoff(attempt, a.retry_after);
-      const bool out_of_time = bounded && *left() <= wait;
-      const bool last = attempt >= opts.max_attempts || a.delivered || out_of_time;
-      if (a.curl != CURLE_OK) {
-        const bool no_connection =
-            a.curl == CURLE_COULDNT_CONNECT || (a.curl == CURLE_OPERATION_TIMEDOUT && !a.sent);
-        const bool may_retry = !is_tls_failure(a.curl) && !no_connection &&
-                               (req.retry == Retry::Idempotent || !a.sent);
-        if (!may_retry || last) throw_transport(req, a, attempt, start);
-      } else if (a.status == 401 && !refreshed && creds.refresh()) {
+      if (a.curl == CURLE_OK && a.status == 401 && !refreshed && creds.refresh()) {
         refreshed = true;
         --attempt;  // a credential refresh is not a failed attempt
         continue;
-      } else if (a.status == 429 ||
-                 (req.retry == Retry::Idempotent && retryable_status(a.status))) {
-        if (last) return a;
-      } else {
+      }
+      const bool failed = a.curl != CURLE_OK;
+      if (!(failed ? may_retry_failure(req, a) : retryable_answer(req, a))) {
+        if (failed) throw_transport(req, a, attempt, start);
+        return a;
+      }
+      const auto wait = backoff(attempt, a.retry_after);  // drawn only when a retry may follow
+      if (attempt >= opts.max_attempts || a.delivered || (bounded && *left() <= wait)) {
+        if (failed) throw_transport(req, a, attempt, start);
         return a;
       }
       say_retry(req, a, wait, attempt);
       std::this_thread::sleep_for(wait);
     }
+  }
+
+  /// A failed attempt worth repeating: not TLS, a connection that was made, and a request
+  /// that is idempotent or was not sent.
+  static bool may_retry_failure(const Request& req, const Attempt& a) {
+    const bool no_connection =
+        a.curl == CURLE_COULDNT_CONNECT || (a.curl == CURLE_OPERATION_TIMEDOUT && !a.sent);
+    return !is_tls_failure(a.curl) && !no_connection && (req.retry == Retry::Idempotent || !a.sent);
+  }
+
+  /// An answer worth asking again for: 429, or a 5xx to an idempotent request.
+  static bool retryable_answer(const Request& req, const Attempt& a) {
+    return a.status == 429 || (req.retry == Retry::Idempotent && retryable_status(a.status));
   }
 
   void say_retry(const Request& req, const Attempt& a, std::chrono::milliseconds wait,
