@@ -1,0 +1,61 @@
+#pragma once
+/// A client of torch 1.13's TCPStore (protocols/torch-c10d.md §3), with the API of torch's
+/// `TCPStore(is_master=False)`: every key gets a leading '/' on the wire, get() is WAIT then
+/// GET, and a connection whose WAIT timed out is replaced (the server may still answer it).
+/// Not thread-safe: one request at a time (callers serialize, as torch's client does).
+
+#include <chrono>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace ejob::agent {
+
+/// One command connection to a store.
+class TcpStoreClient {
+ public:
+  /// Connects to host:port, retrying every second on refusal as torch does until `timeout`
+  /// passes; `timeout` is also each reply's limit. Throws ejob::Error(Transport) naming the
+  /// endpoint.
+  TcpStoreClient(std::string host, int port, std::chrono::milliseconds timeout);
+  ~TcpStoreClient();
+  TcpStoreClient(const TcpStoreClient&) = delete;
+  TcpStoreClient& operator=(const TcpStoreClient&) = delete;
+
+  void set(const std::string& key, const std::string& value);
+  /// Waits (up to the timeout) for the key, then reads it. Throws ejob::Error(Timeout).
+  std::string get(const std::string& key);
+  /// Adds to a decimal counter (0 when absent); returns the new value.
+  std::int64_t add(const std::string& key, std::int64_t delta);
+  /// torch's compare_set: returns the value stored after the call (see §3.3).
+  std::string compare_set(const std::string& key, const std::string& expected,
+                          const std::string& desired);
+  /// Whether all keys exist now.
+  bool check(const std::vector<std::string>& keys);
+  /// Waits until all keys exist. Throws ejob::Error(Timeout) after `timeout`.
+  void wait(const std::vector<std::string>& keys, std::chrono::milliseconds timeout);
+  /// The number of keys in the whole store (every client's, every prefix).
+  std::int64_t num_keys();
+  /// Deletes a key; true when it existed.
+  bool delete_key(const std::string& key);
+  /// Changes the per-reply limit (torch's set_timeout).
+  void set_timeout(std::chrono::milliseconds timeout);
+  /// `host:port`, for messages.
+  [[nodiscard]] std::string endpoint() const;
+
+ private:
+  void connect();
+  void close();
+  void send(const std::string& bytes, const std::string& what);
+  std::string receive(std::size_t n, const std::string& what);
+  std::string receive_bytes(const std::string& what);
+  std::int64_t receive_i64(const std::string& what);
+  [[noreturn]] void fail(const std::string& what, const std::string& why);
+
+  std::string m_host;
+  int m_port;
+  std::chrono::milliseconds m_timeout;
+  int m_fd = -1;
+};
+
+}  // namespace ejob::agent

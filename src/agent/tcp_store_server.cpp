@@ -1,0 +1,340 @@
+#include "ejob/agent/tcp_store_server.hpp"
+
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <poll.h>
+#include <sys/eventfd.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <charconv>
+#include <cstring>
+#include <map>
+#include <set>
+#include <thread>
+#include <vector>
+
+#include "ejob/agent/log.hpp"
+#include "ejob/agent/tcp_store_wire.hpp"
+#include "ejob/util/error.hpp"
+
+namespace ejob::agent {
+namespace {
+
+using namespace tcp_store;
+
+/// Binds a non-blocking listening socket of `family` on the wildcard address; -1 with errno.
+int bind_wildcard(int family, int port) {
+  int fd = ::socket(family, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
+  if (fd < 0) return -1;
+  int one = 1, zero = 0;
+  ::setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one);
+  sockaddr_storage ss{};
+  socklen_t len = 0;
+  if (family == AF_INET6) {
+    ::setsockopt(fd, IPPROTO_IPV6, IPV6_V6ONLY, &zero, sizeof zero);
+    auto* a = reinterpret_cast<sockaddr_in6*>(&ss);
+    a->sin6_family = AF_INET6;
+    a->sin6_addr = in6addr_any;
+    a->sin6_port = htons(static_cast<std::uint16_t>(port));
+    len = sizeof *a;
+  } else {
+    auto* a = reinterpret_cast<sockaddr_in*>(&ss);
+    a->sin_family = AF_INET;
+    a->sin_addr.s_addr = htonl(INADDR_ANY);
+    a->sin_port = htons(static_cast<std::uint16_t>(port));
+    len = sizeof *a;
+  }
+  if (::bind(fd, reinterpret_cast<sockaddr*>(&ss), len) != 0 || ::listen(fd, 2048) != 0) {
+    int err = errno;
+    ::close(fd);
+    errno = err;
+    return -1;
+  }
+  return fd;
+}
+
+/// A listening socket on `::` (dual-stack), else on `0.0.0.0` when IPv6 is unavailable.
+int listen_wildcard(int port, int& bound_port) {
+  int fd = bind_wildcard(AF_INET6, port);
+  if (fd < 0 && errno != EADDRINUSE) fd = bind_wildcard(AF_INET, port);
+  if (fd < 0)
+    throw Error(ErrorCode::Transport, "cannot host the TCPStore on port " + std::to_string(port) +
+                                          ": " + std::strerror(errno));
+  sockaddr_storage ss{};
+  socklen_t len = sizeof ss;
+  ::getsockname(fd, reinterpret_cast<sockaddr*>(&ss), &len);
+  bound_port = ss.ss_family == AF_INET6 ? ntohs(reinterpret_cast<sockaddr_in6*>(&ss)->sin6_port)
+                                        : ntohs(reinterpret_cast<sockaddr_in*>(&ss)->sin_port);
+  return fd;
+}
+
+/// A client connection: bytes received but not yet a whole command, bytes to send.
+struct Connection {
+  std::string in;
+  std::string out;
+};
+
+/// A WAIT not yet answered: which connection, how many keys still missing.
+struct Waiter {
+  int fd;
+  std::size_t missing;
+};
+
+}  // namespace
+
+struct TcpStoreServer::Loop {
+  int listen_fd = -1;
+  int wake_fd = -1;
+  int port = 0;
+  std::thread thread;
+  std::map<int, Connection> connections;
+  std::map<std::string, std::string> data;
+  std::multimap<std::string, std::shared_ptr<Waiter>> waiters;  ///< by missing key
+  std::multimap<std::string, int> watchers;                     ///< WATCH_KEY: key -> fd
+
+  void run();
+  void accept_all();
+  void read_from(int fd);
+  void write_to(int fd);
+  void drop(int fd);
+  bool handle(int fd, WireReader& r, std::uint8_t q);
+  void key_created(const std::string& key);
+  void notify(const std::string& key, WatchEvent e, const std::string& old_v,
+              const std::string& new_v);
+  void store(const std::string& key, const std::string& value);
+  void reply_bytes(int fd, const std::string& v) { put_bytes(connections[fd].out, v); }
+  void reply_i64(int fd, std::int64_t v) { put_i64(connections[fd].out, v); }
+  void reply_byte(int fd, std::uint8_t b) { connections[fd].out.push_back(static_cast<char>(b)); }
+  bool op_wait(int fd, WireReader& r, bool blocking);
+  bool op_compare_set(int fd, WireReader& r);
+  bool op_add(int fd, WireReader& r);
+};
+
+TcpStoreServer::TcpStoreServer(int port) : m_loop(std::make_unique<Loop>()) {
+  m_loop->listen_fd = listen_wildcard(port, m_loop->port);
+  m_loop->wake_fd = ::eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+  m_loop->thread = std::thread([loop = m_loop.get()] { loop->run(); });
+}
+
+TcpStoreServer::~TcpStoreServer() { stop(); }
+
+int TcpStoreServer::port() const { return m_loop->port; }
+
+void TcpStoreServer::stop() {
+  if (!m_loop->thread.joinable()) return;
+  std::uint64_t one = 1;
+  [[maybe_unused]] auto n = ::write(m_loop->wake_fd, &one, sizeof one);
+  m_loop->thread.join();
+  for (auto& [fd, c] : m_loop->connections) ::close(fd);
+  m_loop->connections.clear();
+  ::close(m_loop->listen_fd);
+  ::close(m_loop->wake_fd);
+}
+
+void TcpStoreServer::Loop::run() {
+  while (true) {
+    std::vector<pollfd> fds = {{wake_fd, POLLIN, 0}, {listen_fd, POLLIN, 0}};
+    for (auto& [fd, c] : connections)
+      fds.push_back({fd, static_cast<short>(POLLIN | (c.out.empty() ? 0 : POLLOUT)), 0});
+    if (::poll(fds.data(), fds.size(), -1) < 0 && errno != EINTR) return;
+    if (fds[0].revents) return;
+    if (fds[1].revents & POLLIN) accept_all();
+    for (std::size_t i = 2; i < fds.size(); ++i) {
+      if (!connections.count(fds[i].fd)) continue;  // dropped while handling another
+      if (fds[i].revents & POLLOUT) write_to(fds[i].fd);
+      if (connections.count(fds[i].fd) && (fds[i].revents & (POLLIN | POLLHUP | POLLERR)))
+        read_from(fds[i].fd);
+    }
+  }
+}
+
+void TcpStoreServer::Loop::accept_all() {
+  while (true) {
+    int fd = ::accept4(listen_fd, nullptr, nullptr, SOCK_NONBLOCK | SOCK_CLOEXEC);
+    if (fd < 0) return;
+    int one = 1;
+    ::setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
+    connections[fd];
+  }
+}
+
+void TcpStoreServer::Loop::drop(int fd) {
+  ::close(fd);
+  connections.erase(fd);
+  std::erase_if(waiters, [fd](const auto& w) { return w.second->fd == fd; });
+  std::erase_if(watchers, [fd](const auto& w) { return w.second == fd; });
+}
+
+void TcpStoreServer::Loop::write_to(int fd) {
+  Connection& c = connections[fd];
+  ssize_t n = ::send(fd, c.out.data(), c.out.size(), MSG_NOSIGNAL);
+  if (n < 0 && (errno == EAGAIN || errno == EINTR)) return;
+  if (n < 0) return drop(fd);
+  c.out.erase(0, static_cast<std::size_t>(n));
+}
+
+/// Reads what arrived and runs every whole command in it; a partial command waits for more.
+void TcpStoreServer::Loop::read_from(int fd) {
+  char buf[65536];
+  ssize_t n = ::recv(fd, buf, sizeof buf, 0);
+  if (n < 0 && (errno == EAGAIN || errno == EINTR)) return;
+  if (n <= 0) return drop(fd);
+  connections[fd].in.append(buf, static_cast<std::size_t>(n));
+  while (connections.count(fd) && !connections[fd].in.empty()) {
+    WireReader r(connections[fd].in);
+    std::uint8_t q = *r.byte();
+    bool whole = false;
+    try {
+      whole = handle(fd, r, q);
+    } catch (const Error& e) {
+      log_warning("TCPStore: dropping a client that sent bad data: " + e.message());
+      return drop(fd);
+    }
+    if (!connections.count(fd) || !whole) return;
+    connections[fd].in.erase(0, r.consumed());
+  }
+  if (connections.count(fd) && !connections[fd].out.empty()) write_to(fd);
+}
+
+/// Runs one command if the buffer holds all of it (returns false, changing nothing, if not).
+bool TcpStoreServer::Loop::handle(int fd, WireReader& r, std::uint8_t q) {
+  switch (static_cast<Query>(q)) {
+    case Query::Set: {
+      auto key = r.bytes();
+      auto value = key ? r.bytes() : std::nullopt;
+      if (!value) return false;
+      store(*key, *value);
+      return true;
+    }
+    case Query::CompareSet: return op_compare_set(fd, r);
+    case Query::Get: {
+      auto key = r.bytes();
+      if (!key) return false;
+      auto it = data.find(*key);
+      if (it == data.end()) {
+        drop(fd);  // as torch's server: a GET of a missing key ends the connection
+        return true;
+      }
+      reply_bytes(fd, it->second);
+      return true;
+    }
+    case Query::Add: return op_add(fd, r);
+    case Query::Check: return op_wait(fd, r, false);
+    case Query::Wait: return op_wait(fd, r, true);
+    case Query::GetNumKeys: reply_i64(fd, static_cast<std::int64_t>(data.size())); return true;
+    case Query::WatchKey: {
+      auto key = r.bytes();
+      if (!key) return false;
+      watchers.emplace(*key, fd);
+      reply_byte(fd, static_cast<std::uint8_t>(Status::CallbackRegistered));
+      return true;
+    }
+    case Query::DeleteKey: {
+      auto key = r.bytes();
+      if (!key) return false;
+      auto it = data.find(*key);
+      reply_i64(fd, it == data.end() ? 0 : 1);
+      if (it != data.end()) {
+        std::string old = it->second;
+        data.erase(it);
+        notify(*key, WatchEvent::Deleted, old, "");
+      }
+      return true;
+    }
+  }
+  throw Error(ErrorCode::Input, "unknown query type " + std::to_string(q) +
+                                    " (this store speaks torch 1.13's protocol)");
+}
+
+/// CHECK (non-blocking: READY or NOT_READY) and WAIT (STOP_WAITING now or when the last key
+/// is created).
+bool TcpStoreServer::Loop::op_wait(int fd, WireReader& r, bool blocking) {
+  auto count = r.i64();
+  if (!count) return false;
+  if (*count < 0 || *count > 1000000)
+    throw Error(ErrorCode::Input, "a key list of " + std::to_string(*count) + " keys");
+  std::vector<std::string> missing;
+  for (std::int64_t i = 0; i < *count; ++i) {
+    auto key = r.bytes();
+    if (!key) return false;
+    if (!data.count(*key)) missing.push_back(*key);
+  }
+  if (!blocking) {
+    reply_byte(fd, static_cast<std::uint8_t>(missing.empty() ? Status::Ready : Status::NotReady));
+  } else if (missing.empty()) {
+    reply_byte(fd, static_cast<std::uint8_t>(Status::StopWaiting));
+  } else {
+    auto waiter = std::make_shared<Waiter>(Waiter{fd, missing.size()});
+    for (const auto& k : missing) waiters.emplace(k, waiter);
+  }
+  return true;
+}
+
+/// torch 1.13's rules, including its answer for an absent key with a non-empty `expected`:
+/// `expected` itself, with nothing stored (protocols/torch-c10d.md §3.3).
+bool TcpStoreServer::Loop::op_compare_set(int fd, WireReader& r) {
+  auto key = r.bytes();
+  auto expected = key ? r.bytes() : std::nullopt;
+  auto desired = expected ? r.bytes() : std::nullopt;
+  if (!desired) return false;
+  auto it = data.find(*key);
+  if (it == data.end()) {
+    if (expected->empty()) store(*key, *desired);
+    reply_bytes(fd, expected->empty() ? *desired : *expected);
+  } else {
+    if (it->second == *expected) store(*key, *desired);
+    reply_bytes(fd, data[*key]);
+  }
+  return true;
+}
+
+/// ADD on a decimal counter; a value that is not a number ends the connection, as in torch.
+bool TcpStoreServer::Loop::op_add(int fd, WireReader& r) {
+  auto key = r.bytes();
+  auto delta = key ? r.i64() : std::nullopt;
+  if (!delta) return false;
+  std::int64_t value = 0;
+  if (auto it = data.find(*key); it != data.end()) {
+    const std::string& text = it->second;
+    auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
+    if (ec != std::errc() || end == text.data())
+      throw Error(ErrorCode::Input, "ADD on the non-numeric value of " + *key);
+  }
+  value += *delta;
+  store(*key, std::to_string(value));
+  reply_i64(fd, value);
+  return true;
+}
+
+void TcpStoreServer::Loop::store(const std::string& key, const std::string& value) {
+  auto it = data.find(key);
+  bool created = it == data.end();
+  std::string old = created ? "" : it->second;
+  data[key] = value;
+  notify(key, created ? WatchEvent::Created : WatchEvent::Updated, old, value);
+  if (created) key_created(key);
+}
+
+void TcpStoreServer::Loop::key_created(const std::string& key) {
+  auto [first, last] = waiters.equal_range(key);
+  for (auto it = first; it != last; ++it)
+    if (--it->second->missing == 0)
+      reply_byte(it->second->fd, static_cast<std::uint8_t>(Status::StopWaiting));
+  waiters.erase(first, last);
+}
+
+void TcpStoreServer::Loop::notify(const std::string& key, WatchEvent e, const std::string& old_v,
+                                  const std::string& new_v) {
+  auto [first, last] = watchers.equal_range(key);
+  for (auto it = first; it != last; ++it) {
+    std::string& out = connections[it->second].out;
+    out.push_back(static_cast<char>(e));
+    put_bytes(out, key);
+    put_bytes(out, old_v);
+    put_bytes(out, new_v);
+  }
+}
+
+}  // namespace ejob::agent

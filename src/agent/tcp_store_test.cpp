@@ -1,0 +1,155 @@
+#include <netinet/in.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <catch2/catch.hpp>
+#include <thread>
+
+#include "ejob/agent/tcp_store_client.hpp"
+#include "ejob/agent/tcp_store_server.hpp"
+#include "ejob/util/error.hpp"
+#include "python_peer.hpp"
+
+using namespace ejob::agent;
+using namespace std::chrono_literals;
+using ejob::agent::testing::PythonPeer;
+using ejob::agent::testing::run_python;
+
+namespace {
+
+/// The store operations every test runs, through our client, with torch 1.13's answers.
+void exercise(TcpStoreClient& c) {
+  c.set("k1", "hello");
+  CHECK(c.get("k1") == "hello");
+  CHECK(c.add("cnt", 5) == 5);
+  CHECK(c.add("cnt", -2) == 3);
+  CHECK(c.get("cnt") == "3");
+  CHECK(c.compare_set("cas", "", "first") == "first");
+  CHECK(c.compare_set("cas", "first", "second") == "second");
+  CHECK(c.compare_set("cas", "zzz", "third") == "second");
+  CHECK(c.compare_set("nokey", "x", "y") == "x");  // absent key: torch answers `expected`
+  CHECK(c.check({"k1", "cnt"}));
+  CHECK_FALSE(c.check({"k1", "nokey"}));
+  CHECK(c.num_keys() == 3);
+  CHECK(c.delete_key("k1"));
+  CHECK_FALSE(c.delete_key("k1"));
+  CHECK(c.num_keys() == 2);
+  std::string binary("\x00\xff\n", 3);
+  c.set("bin", binary);
+  CHECK(c.get("bin") == binary);
+}
+
+/// A WAIT that times out leaves a reply pending on its connection: the client reconnects, and
+/// a get() that blocks is answered when another client sets the key.
+void exercise_waits(TcpStoreClient& c, TcpStoreClient& other) {
+  try {
+    c.wait({"never"}, 200ms);
+    FAIL("wait returned");
+  } catch (const ejob::Error& e) {
+    CHECK(e.code() == ejob::ErrorCode::Timeout);
+  }
+  other.set("never", "now");  // the old connection would now receive STOP_WAITING
+  CHECK(c.get("cnt") == "3");
+  std::thread later([&] {
+    std::this_thread::sleep_for(300ms);
+    other.set("late", "v");
+  });
+  CHECK(c.get("late") == "v");
+  later.join();
+}
+
+int raw_connect(int port) {
+  int fd = ::socket(AF_INET, SOCK_STREAM, 0);
+  sockaddr_in a{};
+  a.sin_family = AF_INET;
+  a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  a.sin_port = htons(static_cast<std::uint16_t>(port));
+  REQUIRE(::connect(fd, reinterpret_cast<sockaddr*>(&a), sizeof a) == 0);
+  return fd;
+}
+
+/// Whether the server closed `fd` (read returns 0 within a second).
+bool closed_by_server(int fd) {
+  timeval tv{1, 0};
+  ::setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv);
+  char c;
+  return ::read(fd, &c, 1) == 0;
+}
+
+}  // namespace
+
+TEST_CASE("tcp store: our client against torch 1.13's TCPStore server") {
+  PythonPeer server("torch_store_peer.py", {"server"});
+  int port = std::stoi(server.read_line());
+  TcpStoreClient c("127.0.0.1", port, 10s);
+  TcpStoreClient other("localhost", port, 10s);
+  exercise(c);
+  exercise_waits(c, other);
+}
+
+TEST_CASE("tcp store: torch 1.13's client against our server") {
+  TcpStoreServer server(0);
+  TcpStoreClient c("127.0.0.1", server.port(), 10s);
+  c.set("torch.rendezvous.r.0/MASTER_ADDR", "node-a");
+  std::string out = run_python("torch_store_peer.py", {"client", std::to_string(server.port())});
+  CHECK(out ==
+        "'get' b'hello'\n"
+        "'add' 5 3 b'3'\n"
+        "'cas-create' b'first'\n"
+        "'cas-swap' b'second'\n"
+        "'cas-mismatch' b'second'\n"
+        "'cas-absent' b'x'\n"
+        "'num_keys' 4\n"
+        "'delete' True False\n"
+        "'wait' 'timed out'\n"
+        "'late' b'\\x00\\xffbinary' True\n"
+        "'prefix' b'node-a'\n");
+}
+
+TEST_CASE("tcp store: our client against our server") {
+  TcpStoreServer server(0);
+  TcpStoreClient c("127.0.0.1", server.port(), 10s);
+  TcpStoreClient other("::1", server.port(), 10s);  // dual-stack: IPv6 loopback too
+  exercise(c);
+  exercise_waits(c, other);
+}
+
+TEST_CASE("tcp store: a client stopped mid-command stalls nobody; bad commands end a connection") {
+  TcpStoreServer server(0);
+  int stalled = raw_connect(server.port());
+  REQUIRE(::write(stalled, "\x00\x05\x00", 3) == 3);  // SET with half a key length
+  TcpStoreClient c("127.0.0.1", server.port(), 2s);
+  c.set("a", "1");
+  CHECK(c.get("a") == "1");
+  int get_missing = raw_connect(server.port());
+  REQUIRE(::write(get_missing, "\x02\x02\0\0\0\0\0\0\0/x", 11) == 11);
+  CHECK(closed_by_server(get_missing));
+  int unknown = raw_connect(server.port());
+  REQUIRE(::write(unknown, "\x63", 1) == 1);
+  CHECK(closed_by_server(unknown));
+  CHECK(c.get("a") == "1");
+  for (int fd : {stalled, get_missing, unknown}) ::close(fd);
+}
+
+TEST_CASE("tcp store: a taken port and a missing server are transport errors naming them") {
+  TcpStoreServer server(0);
+  try {
+    TcpStoreServer second(server.port());
+    FAIL("bound twice");
+  } catch (const ejob::Error& e) {
+    CHECK(e.code() == ejob::ErrorCode::Transport);
+    CHECK(e.message() == "cannot host the TCPStore on port " + std::to_string(server.port()) +
+                             ": Address already in use");
+  }
+  int port = server.port();
+  server.stop();
+  auto started = std::chrono::steady_clock::now();
+  try {
+    TcpStoreClient c("127.0.0.1", port, 1500ms);
+    FAIL("connected");
+  } catch (const ejob::Error& e) {
+    CHECK(e.message() ==
+          "TCPStore 127.0.0.1:" + std::to_string(port) + ": cannot connect: Connection refused");
+  }
+  CHECK(std::chrono::steady_clock::now() - started >= 1s);  // retried once a second, as torch
+}

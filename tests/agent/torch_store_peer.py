@@ -1,0 +1,61 @@
+"""torch 1.13's own TCPStore as a peer of the C++ store tests (src/agent/tcp_store_test.cpp).
+
+  torch_store_peer.py server          host a TCPStore (is_master=True) on a free port, print
+                                      the port, serve until stdin closes
+  torch_store_peer.py client PORT     run torch's client against the store at PORT and print
+                                      one line per result
+"""
+
+import datetime
+import sys
+import threading
+import time
+
+import torch.distributed as dist
+
+TIMEOUT = datetime.timedelta(seconds=10)
+
+
+def serve():
+    store = dist.TCPStore("127.0.0.1", 0, None, True, TIMEOUT, wait_for_workers=False)
+    print(store.port, flush=True)
+    sys.stdin.read()
+
+
+def show(*values):
+    print(" ".join(repr(v) for v in values), flush=True)
+
+
+def run_client(port):
+    c = dist.TCPStore("127.0.0.1", port, None, False, TIMEOUT)
+    c.set("k1", "hello")
+    show("get", c.get("k1"))
+    show("add", c.add("cnt", 5), c.add("cnt", -2), c.get("cnt"))
+    show("cas-create", c.compare_set("cas", "", "first"))
+    show("cas-swap", c.compare_set("cas", "first", "second"))
+    show("cas-mismatch", c.compare_set("cas", "zzz", "third"))
+    show("cas-absent", c.compare_set("nokey", "x", "y"))
+    show("num_keys", c.num_keys())
+    show("delete", c.delete_key("k1"), c.delete_key("k1"))
+    try:
+        c.wait(["never"], datetime.timedelta(milliseconds=300))
+        show("wait", "returned")
+    except RuntimeError as e:
+        show("wait", "timed out" if "Timeout" in str(e) or "timeout" in str(e) else str(e))
+    # A get that blocks until another client (its own connection) sets the key.
+    other = dist.TCPStore("127.0.0.1", port, None, False, TIMEOUT)
+    threading.Timer(0.3, lambda: other.set("late", b"\x00\xffbinary")).start()
+    started = time.monotonic()
+    value = c.get("late")
+    show("late", value, time.monotonic() - started >= 0.25)
+    show("prefix", dist.PrefixStore("torch.rendezvous.r.0", c).get("MASTER_ADDR"))
+
+
+def main():
+    if sys.argv[1] == "server":
+        serve()
+    else:
+        run_client(int(sys.argv[2]))
+
+
+main()
