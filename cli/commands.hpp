@@ -26,6 +26,9 @@ void register_install_crds(CLI::App& app);
 void register_port_forward(CLI::App& app);
 void register_logs(CLI::App& app);
 void register_describe(CLI::App& app);
+void register_scale(CLI::App& app);
+void register_evict(CLI::App& app);
+void register_local_supervisor(CLI::App& app);
 
 /// Every subcommand, in the order `ejob --help` lists them.
 // One row per command, so the table reads as one.
@@ -40,8 +43,11 @@ inline constexpr CommandRow k_commands[] = {
     {"logs", register_logs},
     {"describe", register_describe},
     {"delete", register_delete},
+    {"scale", register_scale},
+    {"evict", register_evict},
     {"install-crds", register_install_crds},
     {"port-forward", register_port_forward},
+    {"local-supervisor", register_local_supervisor},
 };
 // clang-format on
 

@@ -12,6 +12,7 @@
 #include "ejob/cli/job_table.hpp"
 #include "ejob/cli/job_wait.hpp"
 #include "ejob/cli/kube_flags.hpp"
+#include "ejob/cli/local_job.hpp"
 #include "ejob/kubeapi/job_submit.hpp"
 #include "ejob/render/go_time.hpp"
 #include "ejob/util/error.hpp"
@@ -25,6 +26,7 @@ struct DeleteFlags {
   bool all = false;
   bool wait = false;
   std::string timeout = "300";
+  bool keep = false;  ///< local jobs: keep the state folder
 };
 
 std::string instance_selector(const std::string& name) {
@@ -96,12 +98,22 @@ void run_delete(const DeleteFlags& f) {
     throw Error(ErrorCode::Usage,
                 f.all ? "--all takes no job names" : "name the jobs to delete, or pass --all");
   const auto timeout = parse_wait_timeout(f.timeout, "--timeout");
+  // Local jobs by name are stopped here (they are gone when delete_local returns); the rest
+  // are the cluster's.
+  std::vector<std::string> cluster_names;
+  for (const std::string& name : f.names) {
+    if (targets_local_job(f.kube, name))
+      delete_local(name, f.keep);
+    else
+      cluster_names.push_back(name);
+  }
+  if (!f.all && cluster_names.empty()) return;
   KubeSession session = open_session(f.kube);
   kubeapi::Client& c = *session.client;
   const std::string ns =
       f.kube.name_space.empty() ? std::string(k_job_namespace) : f.kube.name_space;
   const kubeapi::ResourceInfo res = kubeapi::job_resource(c);
-  std::vector<std::string> names = f.names;
+  std::vector<std::string> names = cluster_names;
   if (f.all)
     for (const auto& job : c.list(res, ns, {k_managed_by_ejob}).items)
       names.push_back(job["metadata"]["name"]);
@@ -126,6 +138,7 @@ void register_delete(CLI::App& app) {
   cmd->add_option("names", flags->names, "Job names");
   add_kube_flags(*cmd, flags->kube);
   cmd->add_flag("--all", flags->all, "Every ejob job in the namespace");
+  cmd->add_flag("--keep", flags->keep, "Local jobs: keep their logs and state after stopping them");
   cmd->add_flag("--wait", flags->wait, "Return once the jobs and their pods are gone");
   cmd->add_option("--timeout", flags->timeout,
                   "How long --wait waits: seconds or a duration such as 5m (0: no limit)");

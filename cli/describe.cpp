@@ -12,6 +12,7 @@
 #include "ejob/cli/job_pods.hpp"
 #include "ejob/cli/job_table.hpp"
 #include "ejob/cli/kube_flags.hpp"
+#include "ejob/cli/local_job.hpp"
 #include "ejob/cli/manifest_objects.hpp"
 #include "ejob/kubeapi/job_submit.hpp"
 #include "ejob/util/error.hpp"
@@ -30,6 +31,7 @@ struct DescribeFlags {
 
 void run_describe(const DescribeFlags& f) {
   const Output out = f.output.empty() ? Output::Text : parse_output(f.output, {"json", "yaml"});
+  if (targets_local_job(f.kube, f.name)) return describe_local(f.name, out);
   KubeSession session = open_session(f.kube);
   kubeapi::Client& c = *session.client;
   const std::string ns =

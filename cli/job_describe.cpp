@@ -319,4 +319,72 @@ std::string describe_job(const JobView& view, Clock::time_point now) {
   return out;
 }
 
+namespace {
+
+std::string age_since(const std::string& rfc3339, Clock::time_point now) {
+  return rfc3339.empty() ? "" : or_none(age_of(rfc3339, now));
+}
+
+/// "round 2 final, 2 participants" from the etcd rendezvous's active-version state.
+std::string round_text(const local::JobView& v) {
+  if (v.round.is_null()) return v.round_note;
+  const Json& participants = json_at(v.round, {"participants"});
+  std::string out = "round " + json_text(json_at(v.round, {"version"})) + " " +
+                    json_text(json_at(v.round, {"status"}));
+  if (participants.is_array()) out += ", " + std::to_string(participants.size()) + " participants";
+  return out;
+}
+
+std::string node_table(const local::JobView& v, Clock::time_point now) {
+  std::vector<Row> rows = {{"NAME", "STATUS", "RESTARTS", "EVICTIONS", "EXIT", "PID", "AGE"}};
+  for (const local::NodeState& n : v.state.nodes)
+    rows.push_back({"worker-" + std::to_string(n.index), n.status, std::to_string(n.restarts),
+                    std::to_string(n.evictions), n.exit_code ? std::to_string(*n.exit_code) : "-",
+                    n.pid ? std::to_string(n.pid) : "-", or_none(age_since(n.started, now))});
+  return indented_table(rows);
+}
+
+std::string local_events(const local::JobView& v, Clock::time_point now) {
+  std::vector<Row> rows = {{"TYPE", "REASON", "AGE", "MESSAGE"}};
+  for (const local::Event& e : v.events)
+    rows.push_back({e.type, e.reason, or_none(age_since(e.time, now)), e.message});
+  return indented_table(rows);
+}
+
+}  // namespace
+
+std::string describe_local_job(const local::JobView& v, Clock::time_point now) {
+  const local::JobState& s = v.state;
+  std::string out;
+  field(out, "Name", s.name);
+  field(out, "Where", "local, " + local::job_dir(s.name).string());
+  field(out, "Status",
+        local::phase_name(s.phase) + (s.message.empty() ? "" : " (" + s.message + ")"));
+  field(out, "Created",
+        or_none(s.created) + (s.created.empty() ? "" : " (" + age_since(s.created, now) + " ago)"));
+  if (!s.finished.empty())
+    field(out, "Completed", s.finished + " (" + age_since(s.finished, now) + " ago)");
+  std::string args;
+  for (const std::string& a : v.launch.args) args += (args.empty() ? "" : " ") + a;
+  field(out, "Agent", v.launch.agent);
+  field(out, "Args", or_none(args));
+  field(out, "Workers",
+        "min " + std::to_string(s.min_nodes) + ", max " + std::to_string(s.max_nodes) +
+            ", desired " + std::to_string(s.desired_nodes));
+  field(out, "Supervisor", s.supervisor_pid ? "pid " + std::to_string(s.supervisor_pid) : "<none>");
+  field(out, "Rendezvous", "etcd " + or_none(s.etcd_endpoint) + ": " + round_text(v));
+  if (s.nodes.empty())
+    field(out, "Worker nodes", "<none>");
+  else
+    out += "Worker nodes:\n" + node_table(v, now);
+  int evictions = 0;
+  for (const local::NodeState& n : s.nodes) evictions += n.evictions;
+  field(out, "Evictions", std::to_string(evictions));
+  if (v.events.empty())
+    field(out, "Events", "<none>");
+  else
+    out += "Events:\n" + local_events(v, now);
+  return out;
+}
+
 }  // namespace ejob::cli

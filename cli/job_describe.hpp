@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "ejob/kubeapi/client.hpp"
+#include "ejob/local/local_jobs.hpp"
 
 namespace ejob::cli {
 
@@ -45,5 +46,10 @@ std::string event_age(const kubeapi::Json& event, std::chrono::system_clock::tim
 
 /// The whole text of `ejob describe`.
 std::string describe_job(const JobView& view, std::chrono::system_clock::time_point now);
+
+/// `ejob describe` of a local job, in the same shape: the job, its nodes (restarts,
+/// evictions, exit codes, pids), the rendezvous round its etcd holds, and its events.
+std::string describe_local_job(const local::JobView& view,
+                               std::chrono::system_clock::time_point now);
 
 }  // namespace ejob::cli

@@ -66,8 +66,14 @@ std::string object_age(const Json& obj, std::chrono::system_clock::time_point no
   return format_age(std::chrono::duration_cast<std::chrono::seconds>(now - *t));
 }
 
+std::string job_where(const Json& job) {
+  return json_text(json_at(job, {"metadata", "annotations", "ejob.io/where"})) == "local"
+             ? "local"
+             : "cluster";
+}
+
 Row job_header(const TableColumns& columns) {
-  Row head = {"NAME", "STATUS", "MIN", "MAX", "DESIRED", "ACTIVE", "AGE"};
+  Row head = {"NAME", "STATUS", "MIN", "MAX", "DESIRED", "ACTIVE", "AGE", "WHERE"};
   if (columns.all_namespaces) head.insert(head.begin(), "NAMESPACE");
   if (columns.wide) head.insert(head.end(), {"RDZV-ENDPOINT", "IMAGE"});
   return head;
@@ -87,7 +93,7 @@ Row job_row(const Json& job, const TableColumns& columns,
   row.insert(row.end(),
              {meta.value("name", ""), job_status(job), count(spec.value("minReplicas", Json())),
               count(spec.value("maxReplicas", Json())), count(worker.value("replicas", Json())),
-              count(active), object_age(job, now)});
+              count(active), object_age(job, now), job_where(job)});
   if (columns.wide) {
     const Json containers = worker.value("template", Json::object())
                                 .value("spec", Json::object())

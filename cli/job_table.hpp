@@ -36,7 +36,11 @@ struct TableColumns {
   bool wide = false;            ///< -o wide: RDZV-ENDPOINT and IMAGE last
 };
 
-/// The header: [NAMESPACE] NAME STATUS MIN MAX DESIRED ACTIVE AGE [RDZV-ENDPOINT IMAGE].
+/// Where a job runs: "local" for a job of this machine (annotation `ejob.io/where: local` on
+/// the object ejob makes of it), else "cluster".
+std::string job_where(const kubeapi::Json& job);
+
+/// The header: [NAMESPACE] NAME STATUS MIN MAX DESIRED ACTIVE AGE WHERE [RDZV-ENDPOINT IMAGE].
 Row job_header(const TableColumns& columns);
 
 /// A job's row under job_header: min/max replicas and the Worker replica spec's `replicas`

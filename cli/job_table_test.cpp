@@ -90,20 +90,27 @@ const auto k_now =
     std::chrono::sys_days{std::chrono::year{2026} / 1 / 2} + hours(3) + minutes(9) + seconds(5);
 
 TEST_CASE("job_header and job_row: the columns of `ejob list`") {
-  CHECK(job_header({}) == Row{"NAME", "STATUS", "MIN", "MAX", "DESIRED", "ACTIVE", "AGE"});
+  CHECK(job_header({}) == Row{"NAME", "STATUS", "MIN", "MAX", "DESIRED", "ACTIVE", "AGE", "WHERE"});
   CHECK(job_row(job("bert-x7k2p", "ml"), {}, k_now) ==
-        Row{"bert-x7k2p", "Running", "1", "4", "2", "2", "5m"});
+        Row{"bert-x7k2p", "Running", "1", "4", "2", "2", "5m", "cluster"});
   CHECK(job_header({true, true}) == Row{"NAMESPACE", "NAME", "STATUS", "MIN", "MAX", "DESIRED",
-                                        "ACTIVE", "AGE", "RDZV-ENDPOINT", "IMAGE"});
+                                        "ACTIVE", "AGE", "WHERE", "RDZV-ENDPOINT", "IMAGE"});
   CHECK(job_row(job("bert-x7k2p", "ml"), {true, true}, k_now) ==
-        Row{"ml", "bert-x7k2p", "Running", "1", "4", "2", "2", "5m", "bert-x7k2p-etcd:2379",
-            "train:1"});
+        Row{"ml", "bert-x7k2p", "Running", "1", "4", "2", "2", "5m", "cluster",
+            "bert-x7k2p-etcd:2379", "train:1"});
+}
+
+TEST_CASE("job_where: the annotation ejob puts on a local job's object") {
+  Json local = job("digits-x7k2p", "");
+  local["metadata"]["annotations"]["ejob.io/where"] = "local";
+  CHECK(job_where(local) == "local");
+  CHECK(job_where(job("bert-x7k2p", "ml")) == "cluster");
 }
 
 TEST_CASE("job_row: missing counts are '-', no status is Pending with 0 active") {
   const Json bare = {{"metadata", {{"name", "new"}}}, {"spec", {{"minReplicas", 2}}}};
   CHECK(job_row(bare, {false, true}, k_now) ==
-        Row{"new", "Pending", "2", "-", "-", "0", "<unknown>", "", ""});
+        Row{"new", "Pending", "2", "-", "-", "0", "<unknown>", "cluster", "", ""});
 }
 
 TEST_CASE("format_table: columns three spaces apart, the last one unpadded") {
@@ -112,9 +119,9 @@ TEST_CASE("format_table: columns three spaces apart, the last one unpadded") {
   const std::vector<Row> rows = {job_header({}), job_row(job("bert-x7k2p", "ml"), {}, k_now),
                                  job_row(job("a", "ml"), {}, k_now + hours(3))};
   CHECK(format_table(rows) ==
-        "NAME         STATUS    MIN   MAX   DESIRED   ACTIVE   AGE\n"
-        "bert-x7k2p   Running   1     4     2         2        5m\n"
-        "a            Running   1     4     2         2        3h5m\n");
+        "NAME         STATUS    MIN   MAX   DESIRED   ACTIVE   AGE    WHERE\n"
+        "bert-x7k2p   Running   1     4     2         2        5m     cluster\n"
+        "a            Running   1     4     2         2        3h5m   cluster\n");
 }
 
 }  // namespace

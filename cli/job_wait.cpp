@@ -81,10 +81,6 @@ std::optional<std::chrono::milliseconds> parse_wait_timeout(const std::string& v
   return std::chrono::milliseconds(std::max<int64_t>(*ns / 1'000'000, 1));
 }
 
-namespace {
-
-/// How often --wait says what it still waits for: every 30 s, so that a job nothing acts on
-/// is named within a minute. EJOB_WAIT_REPORT_INTERVAL (seconds) changes it (tests use 1).
 std::chrono::milliseconds report_interval() {
   const char* env = std::getenv("EJOB_WAIT_REPORT_INTERVAL");
   long seconds = 0;
@@ -92,6 +88,8 @@ std::chrono::milliseconds report_interval() {
     return std::chrono::seconds(seconds);
   return std::chrono::seconds(30);
 }
+
+namespace {
 
 /// Why nothing acts on a job that has neither status nor pods: the operator's Deployment
 /// (pytorch/elastic's manifests install elastic-job/elastic-job-k8s-controller) is missing or

@@ -19,6 +19,10 @@ namespace ejob::cli {
 std::optional<std::chrono::milliseconds> parse_wait_timeout(const std::string& value,
                                                             const std::string& flag);
 
+/// How often --wait says what it still waits for: every 30 s, so that a job nothing acts on
+/// is named within a minute. EJOB_WAIT_REPORT_INTERVAL (seconds) changes it (tests use 1).
+std::chrono::milliseconds report_interval();
+
 /// Watches `job` until it has succeeded (returns), failed or was deleted (throws as the file
 /// comment says), or `timeout` passed (throws Timeout). Each change of the job's status
 /// ("Running", "Restarting", …) is passed to `note`.

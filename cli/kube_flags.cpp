@@ -25,6 +25,11 @@ std::chrono::milliseconds request_timeout_of(const KubeFlags& flags) {
       .value_or(std::chrono::milliseconds(0));
 }
 
+bool has_cluster(const KubeFlags& flags) {
+  return kubeapi::has_config({flags.kubeconfig, flags.context, flags.name_space},
+                             kubeapi::Environment::from_process());
+}
+
 KubeSession open_session(const KubeFlags& flags, const std::string& name_space) {
   kubeapi::Environment env = kubeapi::Environment::from_process();
   kubeapi::RestConfig cfg =

@@ -35,6 +35,12 @@ void add_managed_fields_flag(CLI::App& app, bool& show);
 /// neither seconds nor a duration.
 std::chrono::milliseconds request_timeout_of(const KubeFlags& flags);
 
+/// True when the flags or the environment name a cluster (a kubeconfig, in-cluster).
+bool has_cluster(const KubeFlags& flags);
+
+/// True when the flags choose this machine instead of a cluster: `--context local`.
+inline bool is_local_context(const KubeFlags& flags) { return flags.context == "local"; }
+
 /// A transport and a client on it, for one command run.
 struct KubeSession {
   std::unique_ptr<kubeapi::Transport> transport;

@@ -7,12 +7,15 @@
 #include "ejob/cli/job.hpp"
 #include "ejob/cli/job_table.hpp"
 #include "ejob/cli/kube_flags.hpp"
+#include "ejob/cli/local_job.hpp"
 #include "ejob/cli/manifest_objects.hpp"
 #include "ejob/kubeapi/job_submit.hpp"
 #include "ejob/util/error.hpp"
 
 namespace ejob::cli {
 namespace {
+
+using kubeapi::Json;
 
 struct ListFlags {
   KubeFlags kube;
@@ -21,32 +24,39 @@ struct ListFlags {
   bool managed_fields = false;
 };
 
+/// The cluster's jobs, unless the flags say `--context local` or no cluster is configured.
+std::vector<Json> cluster_jobs(const ListFlags& f, const std::string& ns) {
+  if (is_local_context(f.kube) || !has_cluster(f.kube)) return {};
+  KubeSession session = open_session(f.kube);
+  const kubeapi::ResourceInfo res = kubeapi::job_resource(*session.client);
+  return session.client->list(res, ns, {k_managed_by_ejob}).items;
+}
+
 void run_list(const ListFlags& f) {
   if (f.all_namespaces && !f.kube.name_space.empty())
     throw Error(ErrorCode::Usage, "-A/--all-namespaces and -n/--namespace exclude each other");
   const Output out = parse_output(f.output, {"wide", "name", "json", "yaml"});
-  KubeSession session = open_session(f.kube);
   const std::string ns = f.all_namespaces            ? ""
                          : f.kube.name_space.empty() ? std::string(k_job_namespace)
                                                      : f.kube.name_space;
-  const kubeapi::ResourceInfo res = kubeapi::job_resource(*session.client);
-  kubeapi::ListResult jobs = session.client->list(res, ns, {k_managed_by_ejob});
+  std::vector<Json> jobs = cluster_jobs(f, ns);
+  for (Json& job : local_job_objects()) jobs.push_back(std::move(job));
   if (out == Output::Json || out == Output::Yaml) {
-    std::cout << format_objects(std::move(jobs.items), out, f.managed_fields, Grouping::AlwaysList);
+    std::cout << format_objects(std::move(jobs), out, f.managed_fields, Grouping::AlwaysList);
     return;
   }
   if (out == Output::Name) {
-    for (const auto& job : jobs.items) std::cout << kubeapi::qualified_name(job) << '\n';
+    for (const auto& job : jobs) std::cout << kubeapi::qualified_name(job) << '\n';
     return;
   }
-  if (jobs.items.empty()) {
+  if (jobs.empty()) {
     std::cerr << (ns.empty() ? "No jobs found.\n" : "No jobs found in namespace " + ns + ".\n");
     return;
   }
   const TableColumns columns{f.all_namespaces, out == Output::Wide};
   std::vector<Row> rows = {job_header(columns)};
   const auto now = std::chrono::system_clock::now();
-  for (const auto& job : jobs.items) rows.push_back(job_row(job, columns, now));
+  for (const auto& job : jobs) rows.push_back(job_row(job, columns, now));
   std::cout << format_table(rows);
 }
 
@@ -54,7 +64,7 @@ void run_list(const ListFlags& f) {
 
 void register_list(CLI::App& app) {
   auto flags = std::make_shared<ListFlags>();
-  CLI::App* cmd = app.add_subcommand("list", "List ejob's jobs in the cluster");
+  CLI::App* cmd = app.add_subcommand("list", "List ejob's jobs: the cluster's and this machine's");
   add_kube_flags(*cmd, flags->kube);
   cmd->add_flag("-A,--all-namespaces", flags->all_namespaces, "Jobs of every namespace");
   cmd->add_option("-o,--output", flags->output, "wide, name, json or yaml");

@@ -26,6 +26,7 @@
 #include "ejob/cli/job_pods.hpp"
 #include "ejob/cli/job_table.hpp"
 #include "ejob/cli/kube_flags.hpp"
+#include "ejob/cli/local_job.hpp"
 #include "ejob/kubeapi/api_error.hpp"
 #include "ejob/kubeapi/exec_plugin.hpp"
 #include "ejob/kubeapi/job_submit.hpp"
@@ -450,7 +451,18 @@ class Follower {
   std::thread m_job_watch;
 };
 
+/// A local job's logs are its nodes' files; the flags that select lines by time, container or
+/// worker are the cluster's.
+void run_local_logs(const LogsFlags& f) {
+  if (f.timestamps || f.previous || !f.since.empty() || !f.since_time.empty() || f.tail >= 0 ||
+      !f.container.empty() || !f.workers.empty() || f.no_prefix)
+    throw Error(ErrorCode::Usage,
+                "\"" + f.name + "\" is a local job: logs takes only -f (its nodes' whole logs)");
+  logs_local(f.name, f.follow);
+}
+
 void run_logs(const LogsFlags& f) {
+  if (targets_local_job(f.kube, f.name)) return run_local_logs(f);
   const LogsPlan plan = plan_of(f);
   KubeSession session = open_session(f.kube);
   kubeapi::Client& c = *session.client;

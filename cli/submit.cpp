@@ -13,6 +13,7 @@
 #include "ejob/cli/job.hpp"
 #include "ejob/cli/job_wait.hpp"
 #include "ejob/cli/kube_flags.hpp"
+#include "ejob/cli/local_job.hpp"
 #include "ejob/cli/manifest_objects.hpp"
 #include "ejob/cli/run.hpp"
 #include "ejob/kubeapi/job_submit.hpp"
@@ -33,6 +34,8 @@ struct SubmitFlags {
   std::string timeout = "0";
   bool create_namespace = false;
   bool managed_fields = false;
+  bool local = false;   ///< --local (also --context local)
+  bool follow = false;  ///< --follow: --wait, printing the workers' logs
 };
 
 /// The checked options (no I/O).
@@ -101,16 +104,41 @@ void print_result(const kubeapi::SubmitResult& r, const SubmitPlan& plan) {
             << "  remove:  ejob delete " << name << " -n " << ns << "\n";
 }
 
+/// Without any cluster configuration, a submit says so and shows the local form.
+void require_cluster(const KubeFlags& kube) {
+  if (has_cluster(kube)) return;
+  throw Error(ErrorCode::Input,
+              "no cluster to submit to (no kubeconfig: set KUBECONFIG, pass --kubeconfig, or "
+              "create ~/.kube/config); to run the job on this machine add --local: ejob submit "
+              "JOBFILE --local");
+}
+
+void run_local(const SubmitFlags& f, const JobRequest& request, const SubmitPlan& plan) {
+  if (plan.dry_run == DryRunMode::Server)
+    throw Error(ErrorCode::Usage, "--dry-run=server needs a cluster; a local job has no server");
+  if (f.create_namespace || !f.request.name_space.empty())
+    std::cerr
+        << "ejob: note: a local job has no namespace; -n and --create-namespace are left out\n";
+  submit_local(request, {plan.output, plan.wait, f.follow, plan.timeout});
+}
+
 void run_submit(SubmitFlags& f) {
   JobRequest request = f.request;
   request.flags.command = take_trailing_args();
-  const SubmitPlan plan = validate(f);
+  SubmitPlan plan = validate(f);
+  if (f.follow && plan.dry_run != DryRunMode::None)
+    throw Error(ErrorCode::Usage, "--follow cannot follow a --dry-run");
   const render::RenderIo io = render_io();
   if (plan.dry_run == DryRunMode::Client) {
     const std::string text = render_job(resolve_job(request, io.read), io);
     print_client_dry_run(parse_manifests(text), text, plan.output);
     return;
   }
+  if (f.local || is_local_context(f.kube)) return run_local(f, request, plan);
+  if (f.follow)
+    throw Error(ErrorCode::Usage,
+                "--follow is for --local jobs; on a cluster use --wait and ejob logs -f");
+  require_cluster(f.kube);
   KubeSession session = open_session(f.kube);
   // Discovery (loading libcurl, the first TLS handshake) starts while the chart renders;
   // submit_job's CRD check joins the request in flight (the client shares it) and runs
@@ -155,7 +183,8 @@ void run_submit(SubmitFlags& f) {
 
 void register_submit(CLI::App& app) {
   auto flags = std::make_shared<SubmitFlags>();
-  CLI::App* cmd = app.add_subcommand("submit", "Submit a job to the cluster (no kubectl needed)");
+  CLI::App* cmd = app.add_subcommand(
+      "submit", "Submit a job to the cluster (no kubectl needed), or run it here with --local");
   add_job_arguments(*cmd, flags->request);
   add_value_flags(*cmd, flags->request);
   add_kube_flags(*cmd, flags->kube, NamespaceFlag::Skip);
@@ -170,6 +199,11 @@ void register_submit(CLI::App& app) {
                 "Create the job's namespace if it does not exist (as Helm's flag)");
   cmd->add_flag("--wait", flags->wait,
                 "Wait for the job to end: exit 0 succeeded, 1 failed, 10 preempted, 9 timed out");
+  cmd->add_flag("--local", flags->local,
+                "Run the job on this machine: a private etcd and one ejob-agent per node "
+                "(also --context local)");
+  cmd->add_flag("--follow", flags->follow,
+                "With --local: wait for the job's end, printing the workers' logs as they come");
   cmd->add_option("--timeout", flags->timeout,
                   "How long --wait waits: seconds or a duration such as 2h (0: no limit)");
   cmd->callback([flags] { run_submit(*flags); });

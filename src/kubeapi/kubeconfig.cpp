@@ -228,6 +228,11 @@ std::optional<std::string> Environment::get(const std::string& name) const {
   return it->second;
 }
 
+bool has_config(const ConfigFlags& flags, const Environment& env) {
+  return !flags.kubeconfig.empty() || !config_files(flags, env).empty() ||
+         (env.get("KUBERNETES_SERVICE_HOST") && env.get("KUBERNETES_SERVICE_PORT"));
+}
+
 RestConfig load_config(const ConfigFlags& flags, const Environment& env) {
   const std::vector<fs::path> files = config_files(flags, env);
   RestConfig cfg;

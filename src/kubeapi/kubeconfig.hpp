@@ -71,6 +71,10 @@ struct ConfigFlags {
 /// kubeconfig, a missing context/cluster/user, or no configuration at all.
 RestConfig load_config(const ConfigFlags& flags, const Environment& env);
 
+/// True when some configuration applies (a kubeconfig file, or the in-cluster variables):
+/// whether there is a cluster to talk to at all, before reading anything.
+bool has_config(const ConfigFlags& flags, const Environment& env);
+
 /// The in-cluster configuration: KUBERNETES_SERVICE_HOST/PORT, and token, ca.crt and
 /// namespace from the service-account directory. Throws ejob::Error(Input) when incomplete.
 RestConfig load_in_cluster(const Environment& env);

@@ -160,7 +160,7 @@ class SubmitTest(Base):
                 self.assertEqual(o["metadata"]["ownerReferences"][0]["uid"], job["metadata"]["uid"])
         self.server.ctl("sync")
         lines = self.ejob("list").stdout.splitlines()
-        self.assertEqual(lines[0].split(), ["NAME", "STATUS", "MIN", "MAX", "DESIRED", "ACTIVE", "AGE"])
+        self.assertEqual(lines[0].split(), ["NAME", "STATUS", "MIN", "MAX", "DESIRED", "ACTIVE", "AGE", "WHERE"])
         self.assertEqual(lines[1].split()[:6], ["bert", "Running", "1", "2", "1", "1"])
         wide = self.ejob("list", "-A", "-o", "wide").stdout.splitlines()
         self.assertEqual(wide[1].split()[:2], ["elastic-job", "bert"])

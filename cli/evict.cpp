@@ -1,0 +1,54 @@
+/// `ejob evict NAME --worker I [--grace S]`: the spot drill. A local job's node gets SIGTERM,
+/// then SIGKILL after the grace period, as a reclaimed spot VM's pod does, and is started again
+/// as the ElasticJob controller recreates a preempted pod; a cluster job's worker pod is
+/// evicted through the Eviction API (disruption budgets apply).
+
+#include <iostream>
+
+#include "ejob/cli/commands.hpp"
+#include "ejob/cli/job.hpp"
+#include "ejob/cli/kube_flags.hpp"
+#include "ejob/cli/local_job.hpp"
+#include "ejob/local/local_jobs.hpp"
+#include "ejob/util/error.hpp"
+
+namespace ejob::cli {
+namespace {
+
+struct EvictFlags {
+  KubeFlags kube;
+  std::string name;
+  int worker = 0;
+  int grace = 30;
+};
+
+void run_evict(const EvictFlags& f) {
+  if (f.grace < 0) throw Error(ErrorCode::Usage, "--grace: seconds, 0 or more");
+  if (targets_local_job(f.kube, f.name)) {
+    local::evict(f.name, f.worker, f.grace);
+    std::cout << "worker-" << f.worker << " of elasticjob \"" << f.name
+              << "\" evicted (SIGTERM; SIGKILL after " << f.grace << " s)\n";
+    return;
+  }
+  KubeSession session = open_session(f.kube);
+  const std::string ns =
+      f.kube.name_space.empty() ? std::string(k_job_namespace) : f.kube.name_space;
+  const std::string pod = f.name + "-worker-" + std::to_string(f.worker);
+  session.client->evict(ns, pod);
+  std::cout << "pod \"" << pod << "\" evicted\n";
+}
+
+}  // namespace
+
+void register_evict(CLI::App& app) {
+  auto flags = std::make_shared<EvictFlags>();
+  CLI::App* cmd = app.add_subcommand("evict", "Evict one worker of a job (a spot reclaim drill)");
+  cmd->add_option("name", flags->name, "Job name")->required();
+  cmd->add_option("--worker", flags->worker, "The worker's index")->required();
+  cmd->add_option("--grace", flags->grace,
+                  "Local jobs: seconds between SIGTERM and SIGKILL (default 30)");
+  add_kube_flags(*cmd, flags->kube);
+  cmd->callback([flags] { run_evict(*flags); });
+}
+
+}  // namespace ejob::cli

@@ -1,0 +1,43 @@
+/// `ejob scale NAME --workers N`: adds or removes nodes of a running local job, within its
+/// min..max (the survivors and newcomers form a new rendezvous round, as on a cluster).
+
+#include <iostream>
+
+#include "ejob/cli/commands.hpp"
+#include "ejob/cli/kube_flags.hpp"
+#include "ejob/cli/local_job.hpp"
+#include "ejob/local/local_jobs.hpp"
+#include "ejob/util/error.hpp"
+
+namespace ejob::cli {
+namespace {
+
+struct ScaleFlags {
+  KubeFlags kube;
+  std::string name;
+  int workers = 0;
+};
+
+void run_scale(const ScaleFlags& f) {
+  if (!targets_local_job(f.kube, f.name))
+    throw Error(ErrorCode::NotFound,
+                "no local job named \"" + f.name +
+                    "\": ejob scale acts on local jobs (a cluster job's ElasticJob controller "
+                    "scales between min and max itself)");
+  const local::JobState s = local::scale(f.name, f.workers);
+  std::cout << "elasticjob \"" << s.name << "\" scaled to " << s.desired_nodes << " nodes\n";
+}
+
+}  // namespace
+
+void register_scale(CLI::App& app) {
+  auto flags = std::make_shared<ScaleFlags>();
+  CLI::App* cmd = app.add_subcommand("scale", "Add or remove nodes of a running local job");
+  cmd->add_option("name", flags->name, "Job name")->required();
+  cmd->add_option("--workers", flags->workers, "The number of nodes, within the job's min..max")
+      ->required();
+  add_kube_flags(*cmd, flags->kube);
+  cmd->callback([flags] { run_scale(*flags); });
+}
+
+}  // namespace ejob::cli

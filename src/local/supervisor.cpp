@@ -1,0 +1,320 @@
+#include "ejob/local/supervisor.hpp"
+
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <sys/signalfd.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <chrono>
+#include <iostream>
+#include <map>
+
+#include "ejob/local/etcd_server.hpp"
+#include "ejob/local/launch.hpp"
+#include "ejob/local/process.hpp"
+#include "ejob/local/requests.hpp"
+#include "ejob/local/state.hpp"
+#include "ejob/util/error.hpp"
+
+namespace ejob::local {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+/// Exit statuses the ElasticJob controller's ExitCode policy treats as retryable: ended by a
+/// signal (128+N; SIGINT, SIGKILL, SIGTERM as a container runtime reports them).
+bool retryable(int code) { return code == 130 || code == 137 || code == 143; }
+
+int exit_status(int wait_status) {
+  if (WIFSIGNALED(wait_status)) return 128 + WTERMSIG(wait_status);
+  return WEXITSTATUS(wait_status);
+}
+
+class Supervisor {
+ public:
+  Supervisor(fs::path dir, LaunchSpec spec, JobState state)
+      : m_dir(std::move(dir)), m_spec(std::move(spec)), m_state(std::move(state)) {}
+
+  int run(int signal_fd);
+
+ private:
+  void start_job();
+  void start_node(NodeState& node);
+  void add_node();
+  void on_signal(const signalfd_siginfo& info);
+  void reap();
+  void on_node_exit(NodeState& node, int code);
+  void on_request(const Request& request);
+  void scale_to(int nodes);
+  void evict(int index, int grace_s);
+  void kill_overdue();
+  void decide_end();
+  void finish(Phase phase, int code, const std::string& message);
+  void stop_nodes(int grace_ms);
+  void event(const std::string& type, const std::string& reason, const std::string& message);
+  void save() { save_state(m_dir, m_state); }
+  NodeState* node_of_pid(pid_t pid);
+  NodeState* node_at(int index);
+  int active_nodes() const;
+
+  fs::path m_dir;
+  LaunchSpec m_spec;
+  JobState m_state;
+  bool m_stopping = false;
+  std::map<int, Clock::time_point> m_kill_at;  ///< node index -> SIGKILL time (evictions)
+  std::map<int, std::string> m_ending;         ///< node index -> why it is being stopped
+};
+
+std::string node_name(int index) { return "worker-" + std::to_string(index); }
+
+int Supervisor::run(int signal_fd) {
+  start_job();
+  while (!is_final(m_state.phase)) {
+    pollfd p{signal_fd, POLLIN, 0};
+    if (::poll(&p, 1, 250) > 0) {
+      signalfd_siginfo info{};
+      while (::read(signal_fd, &info, sizeof info) == sizeof info) on_signal(info);
+    }
+    reap();
+    kill_overdue();
+    decide_end();
+  }
+  stop_session(m_state.etcd_pid, 5000);
+  m_state.etcd_pid = 0;
+  save();
+  return 0;
+}
+
+void Supervisor::start_job() {
+  m_state.supervisor_pid = ::getpid();
+  save();
+  try {
+    EtcdServer etcd = start_etcd(m_spec.etcd, m_dir);
+    m_state.etcd_pid = etcd.pid;
+    m_state.etcd_endpoint = "127.0.0.1:" + std::to_string(etcd.client_port);
+  } catch (const Error& e) {
+    finish(Phase::Failed, 1, e.message());
+    return;
+  }
+  event("Normal", "EtcdStarted", "etcd serves the rendezvous on " + m_state.etcd_endpoint);
+  for (int i = 0; i < m_spec.initial_nodes; ++i) add_node();
+  m_state.phase = Phase::Running;
+  save();
+}
+
+void Supervisor::add_node() {
+  NodeState node;
+  node.index = m_state.nodes.empty() ? 0 : m_state.nodes.back().index + 1;
+  m_state.nodes.push_back(node);
+  start_node(m_state.nodes.back());
+}
+
+void Supervisor::start_node(NodeState& node) {
+  fs::create_directories(m_dir / "nodes");
+  Spawn spawn{node_arguments(m_spec, m_state.etcd_endpoint), node_environment(m_spec, node.index),
+              m_spec.workdir, m_dir / "nodes" / (node_name(node.index) + ".log")};
+  node.pid = spawn_session(spawn);
+  node.status = "running";
+  node.started = now_rfc3339();
+  node.finished.clear();
+  save();
+  event("Normal", "NodeStarted",
+        "started " + node_name(node.index) + " (pid " + std::to_string(node.pid) + ")");
+}
+
+void Supervisor::on_signal(const signalfd_siginfo& info) {
+  if (info.ssi_signo == SIGUSR1) {
+    for (const Request& r : take_requests(m_dir)) on_request(r);
+  } else if (info.ssi_signo != SIGCHLD && !m_stopping) {
+    m_stopping = true;
+    event("Normal", "Stopping",
+          "stopping every node (signal " + std::to_string(info.ssi_signo) + ")");
+    stop_nodes(10000);
+    finish(Phase::Stopped, 143, "stopped by ejob delete");
+  }
+}
+
+void Supervisor::reap() {
+  int status = 0;
+  for (pid_t pid; (pid = ::waitpid(-1, &status, WNOHANG)) > 0;) {
+    if (NodeState* node = node_of_pid(pid)) on_node_exit(*node, exit_status(status));
+    if (pid == m_state.etcd_pid && !m_stopping) {
+      m_state.etcd_pid = 0;
+      event("Warning", "EtcdExited",
+            "the job's etcd exited (" + std::to_string(exit_status(status)) + ")");
+    }
+  }
+}
+
+void Supervisor::on_node_exit(NodeState& node, int code) {
+  const int index = node.index;
+  signal_session(node.pid, SIGKILL);  // what the agent left behind goes with it, as a pod's
+  node.pid = 0;
+  node.exit_code = code;
+  node.finished = now_rfc3339();
+  m_kill_at.erase(index);
+  const std::string why = m_ending.count(index) ? m_ending[index] : "";
+  m_ending.erase(index);
+  const std::string what = node_name(index) + " exited " + std::to_string(code);
+  if (why == "removed" || m_stopping) {
+    node.status = why == "removed" ? "removed" : "stopped";
+    event("Normal", "NodeRemoved", what);
+  } else if (code == 0) {
+    node.status = "succeeded";
+    event("Normal", "NodeSucceeded", what);
+  } else if (why == "evicted" || retryable(code)) {
+    if (why == "evicted") ++node.evictions;
+    if (node.restarts >= m_spec.max_node_restarts) {
+      node.status = "failed";
+      event("Warning", "BackoffLimitExceeded",
+            what + " and was restarted " + std::to_string(node.restarts) + " times");
+    } else {
+      ++node.restarts;
+      event("Warning", why == "evicted" ? "NodeEvicted" : "NodeRestarted",
+            what + ", started again");
+      start_node(node);
+      return;
+    }
+  } else {
+    node.status = "failed";
+    event("Warning", "NodeFailed", what);
+  }
+  save();
+}
+
+void Supervisor::on_request(const Request& r) {
+  if (r.kind == Request::Kind::Scale)
+    scale_to(r.nodes);
+  else
+    evict(r.index, r.grace_s);
+  save();
+}
+
+void Supervisor::scale_to(int nodes) {
+  nodes = std::clamp(nodes, m_spec.min_nodes, m_spec.max_nodes);
+  m_state.desired_nodes = nodes;
+  event("Normal", "Scaled", "scaled to " + std::to_string(nodes) + " nodes");
+  while (active_nodes() < nodes) add_node();
+  for (auto it = m_state.nodes.rbegin(); it != m_state.nodes.rend() && active_nodes() > nodes;
+       ++it) {
+    if (it->pid == 0 || m_ending.count(it->index)) continue;
+    m_ending[it->index] = "removed";
+    signal_session(it->pid, SIGTERM);
+    m_kill_at[it->index] = Clock::now() + std::chrono::seconds(30);
+  }
+}
+
+void Supervisor::evict(int index, int grace_s) {
+  NodeState* node = node_at(index);
+  if (!node || node->pid == 0 || m_ending.count(index)) return;
+  m_ending[index] = "evicted";
+  event("Warning", "Evicting",
+        node_name(index) + ": SIGTERM, SIGKILL after " + std::to_string(grace_s) + " s");
+  signal_session(node->pid, SIGTERM);
+  m_kill_at[index] = Clock::now() + std::chrono::seconds(grace_s);
+}
+
+void Supervisor::kill_overdue() {
+  for (const auto& [index, when] : m_kill_at) {
+    NodeState* node = node_at(index);
+    if (node && node->pid != 0 && Clock::now() >= when) signal_session(node->pid, SIGKILL);
+  }
+}
+
+void Supervisor::decide_end() {
+  if (is_final(m_state.phase)) return;
+  auto failed = std::find_if(m_state.nodes.begin(), m_state.nodes.end(),
+                             [](const NodeState& n) { return n.status == "failed"; });
+  if (failed != m_state.nodes.end()) {
+    const int code = failed->exit_code.value_or(1);
+    stop_nodes(10000);
+    const bool preempted = failed->evictions > 0 || retryable(code);
+    finish(Phase::Failed, preempted ? 10 : code,
+           node_name(failed->index) + " failed with exit code " + std::to_string(code));
+    return;
+  }
+  const bool all_done = std::all_of(
+      m_state.nodes.begin(), m_state.nodes.end(),
+      [](const NodeState& n) { return n.status == "succeeded" || n.status == "removed"; });
+  if (all_done && active_nodes() == 0 && !m_state.nodes.empty())
+    finish(Phase::Succeeded, 0, "every node finished");
+}
+
+void Supervisor::finish(Phase phase, int code, const std::string& message) {
+  m_state.phase = phase;
+  m_state.exit_code = code;
+  m_state.message = message;
+  m_state.finished = now_rfc3339();
+  save();
+  event(phase == Phase::Succeeded ? "Normal" : "Warning", "Job" + phase_name(phase), message);
+}
+
+void Supervisor::stop_nodes(int grace_ms) {
+  for (NodeState& node : m_state.nodes)
+    if (node.pid != 0) m_ending.emplace(node.index, "stopped");
+  for (NodeState& node : m_state.nodes)
+    if (node.pid != 0) signal_session(node.pid, SIGTERM);
+  const auto deadline = Clock::now() + std::chrono::milliseconds(grace_ms);
+  while (active_nodes() > 0 && Clock::now() < deadline) {
+    ::usleep(20000);
+    reap();
+  }
+  for (NodeState& node : m_state.nodes)
+    if (node.pid != 0) signal_session(node.pid, SIGKILL);
+  while (active_nodes() > 0) {
+    ::usleep(10000);
+    reap();
+  }
+}
+
+void Supervisor::event(const std::string& type, const std::string& reason,
+                       const std::string& message) {
+  append_event(m_dir, {now_rfc3339(), type, reason, message});
+}
+
+NodeState* Supervisor::node_of_pid(pid_t pid) {
+  for (NodeState& n : m_state.nodes)
+    if (n.pid == pid) return &n;
+  return nullptr;
+}
+
+NodeState* Supervisor::node_at(int index) {
+  for (NodeState& n : m_state.nodes)
+    if (n.index == index) return &n;
+  return nullptr;
+}
+
+int Supervisor::active_nodes() const {
+  return static_cast<int>(std::count_if(m_state.nodes.begin(), m_state.nodes.end(),
+                                        [](const NodeState& n) { return n.pid != 0; }));
+}
+
+/// Signals arrive through a signalfd, so none interrupts the supervisor between two writes of
+/// its state.
+int block_signals() {
+  sigset_t set;
+  sigemptyset(&set);
+  for (int sig : {SIGCHLD, SIGTERM, SIGINT, SIGHUP, SIGUSR1}) sigaddset(&set, sig);
+  ::sigprocmask(SIG_BLOCK, &set, nullptr);
+  return ::signalfd(-1, &set, SFD_NONBLOCK | SFD_CLOEXEC);
+}
+
+}  // namespace
+
+int run_supervisor(const fs::path& dir) {
+  const int signal_fd = block_signals();
+  LaunchSpec spec =
+      launch_from_json(read_json_file(dir / "launch.json"), (dir / "launch.json").string());
+  Supervisor supervisor(dir, std::move(spec), load_state(dir));
+  return supervisor.run(signal_fd);
+}
+
+pid_t start_supervisor(const fs::path& self, const fs::path& dir) {
+  Spawn spawn{{self.string(), "local-supervisor", dir.string()}, {}, dir, dir / "supervisor.log"};
+  return spawn_session(spawn);
+}
+
+}  // namespace ejob::local
