@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
 # Installs, from Debian's archive, what ejob needs and this machine lacks.
 #   scripts/deps.sh build   compiler, CMake and the libraries ejob links
-#   scripts/deps.sh test    the above plus the test peers: etcd, torch, Go + Sprig, kubectl
-#                           (Debian 12's and 13's kubectl unpacked privately: scripts/peers.sh)
+#   scripts/deps.sh test    the above plus the test peers: etcd, torch, scikit-learn, Go + Sprig,
+#                           kubectl (Debian 12's and 13's unpacked privately: scripts/peers.sh)
+#   scripts/deps.sh demo    build's plus what `ejob submit examples/digits.yaml --local` runs:
+#                           etcd, and Debian's python3 with torch and scikit-learn
 # A need is met by whatever the machine already has, whoever installed it: a kubectl, etcd, go
 # or python3 from elsewhere is used as it is and never replaced (a vendor package that owns
 # /usr/bin/kubectl makes Debian's kubernetes-client fail at unpack). Before anything is
@@ -10,8 +12,13 @@
 # packages own, and everything is downloaded first: a failure leaves nothing half-installed.
 # Nothing is downloaded from anywhere but Debian's archive.
 set -euo pipefail
-cd "$(dirname "$0")/.."
 mode=${1:-build}
+case $mode in
+  build | test | demo) ;;
+  -h | --help) sed -n '2,/^set -euo/p' "$0" | sed '$d; s/^# \{0,1\}//'; exit 0 ;;
+  *) echo "deps: unknown need '$mode' (build, test or demo; --help says what each installs)" >&2; exit 2 ;;
+esac
+cd "$(dirname "$0")/.."
 
 say() { echo "deps: $*" >&2; }
 fail() {
@@ -61,13 +68,18 @@ clang_format_ok() {
 etcd_ok() { local v; v=$(cmd_version etcd --version); at_least "$v" 3.3 && ! at_least "$v" 3.6; }
 go_ok() { at_least "$(cmd_version go version)" 1.19; }
 kubectl_ok() { at_least "$(cmd_version kubectl version --client -o json)" 1.20; }
+# What the local demo runs (examples/digits.yaml): a private etcd and ejob-agents whose workers
+# are Debian's python3 with torch and scikit-learn (its digits data set ships with it).
+if [ "$mode" = test ] || [ "$mode" = demo ]; then
+  need python3 test -x /usr/bin/python3
+  need python3-torch sys_python_has torch
+  need python3-sklearn sys_python_has sklearn
+  need etcd-server etcd_ok
+fi
 if [ "$mode" = test ]; then
   need clang-format-14 clang_format_ok
-  need python3 test -x /usr/bin/python3
   need python3-yaml sys_python_has yaml
-  need python3-torch sys_python_has torch
   need python3-etcd sys_python_has etcd
-  need etcd-server etcd_ok
   need golang-go go_ok
   need kubernetes-client kubectl_ok
   need openssl has_cmd openssl
@@ -82,7 +94,7 @@ if [ "$mode" = test ]; then
 fi
 
 # A tool found but unusable is said, never replaced: the tests use the right copy or stop here.
-if [ "$mode" = test ] && has_cmd etcd && ! etcd_ok; then
+if [ "$mode" != build ] && has_cmd etcd && ! etcd_ok; then
   fail "the etcd on PATH ($(command -v etcd), $(cmd_version etcd --version)) has no v2 API (etcd 3.6 removed it)" \
     "put an etcd 3.4 or 3.5 first on PATH, or remove that one so Debian's etcd-server can be installed"
 fi
