@@ -7,6 +7,7 @@
 #include <memory>
 
 #include "ejob/agent/agent.hpp"
+#include "ejob/agent/c10d_round_source.hpp"
 #include "ejob/agent/etcd_round_source.hpp"
 #include "ejob/agent/host_identity.hpp"
 #include "ejob/agent/log.hpp"
@@ -29,6 +30,7 @@ struct CurlGlobal {
 
 std::unique_ptr<RoundSource> make_source(const LaunchConfig& c) {
   if (c.backend == Backend::Static) return std::make_unique<StaticRoundSource>(c);
+  if (c.backend == Backend::C10d) return std::make_unique<C10dRoundSource>(c);
   EtcdClientOptions o;
   o.host = c.endpoint.host;
   o.port = c.endpoint.port;

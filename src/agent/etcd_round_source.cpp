@@ -52,8 +52,8 @@ Round EtcdRoundSource::next_round() {
 }
 
 std::unique_ptr<RoundWatcher> EtcdRoundSource::watch(const Round& round) {
-  return std::make_unique<RoundWatcher>(m_rdzv->client_options(),
-                                        m_rdzv->path("/rdzv/active_version"), round.version);
+  return std::make_unique<EtcdRoundWatcher>(m_rdzv->client_options(),
+                                            m_rdzv->path("/rdzv/active_version"), round.version);
 }
 
 void EtcdRoundSource::exit_barrier(const Round& round) {

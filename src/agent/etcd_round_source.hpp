@@ -8,6 +8,7 @@
 
 #include "ejob/agent/etcd_rendezvous.hpp"
 #include "ejob/agent/round_source.hpp"
+#include "ejob/agent/round_watcher.hpp"
 
 namespace ejob::agent {
 

@@ -110,20 +110,4 @@ std::int64_t EtcdStore::add(const std::string& key, std::int64_t delta) {
   }
 }
 
-std::vector<std::string> synchronize(EtcdStore& store, const std::string& data, int rank,
-                                     int world_size, const std::string& prefix) {
-  store.set(prefix + std::to_string(rank), data);
-  // torch gets the keys one by one (one directory listing each); waiting for all of them in
-  // one get() reads the same keys with N times fewer requests.
-  std::vector<std::string> keys;
-  for (int i = 0; i < world_size; ++i) keys.push_back(prefix + std::to_string(i));
-  std::vector<std::string> values = store.get(keys);
-  store.set(prefix + std::to_string(rank) + ".FIN", "FIN");
-  if (rank == 0) {
-    for (auto& k : keys) k += ".FIN";
-    store.get(keys);
-  }
-  return values;
-}
-
 }  // namespace ejob::agent

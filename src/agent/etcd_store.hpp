@@ -8,22 +8,24 @@
 #include <string>
 #include <vector>
 
+#include "ejob/agent/key_value_store.hpp"
+
 namespace ejob::agent {
 
 class EtcdClient;
 
 /// A store over one etcd directory. Transient transport failures are retried until the
 /// operation's deadline (etcd may restart under a running job).
-class EtcdStore {
+class EtcdStore : public KeyValueStore {
  public:
   /// `dir` is the store directory, e.g. `/torchelastic/p2p/run_x/rdzv/v_1/kv`.
   EtcdStore(EtcdClient& client, std::string dir, std::chrono::milliseconds timeout);
 
   /// Writes a key.
-  void set(const std::string& key, const std::string& value);
+  void set(const std::string& key, const std::string& value) override;
   /// Waits until all keys exist and returns their values in order. Throws
   /// ejob::Error(Timeout) naming the missing keys when the store timeout passes.
-  std::vector<std::string> get(const std::vector<std::string>& keys);
+  std::vector<std::string> get(const std::vector<std::string>& keys) override;
   /// Adds `delta` to a decimal counter (0 when absent) and returns the new value.
   std::int64_t add(const std::string& key, std::int64_t delta);
 
@@ -32,11 +34,5 @@ class EtcdStore {
   std::string m_dir;
   std::chrono::milliseconds m_timeout;
 };
-
-/// share_and_gather as torch's store_util.synchronize: publish `data` under
-/// `<prefix><rank>`, read all `<prefix>0..world-1`, write `<prefix><rank>.FIN`; rank 0 also
-/// waits for every `.FIN`. Returns the values by rank.
-std::vector<std::string> synchronize(EtcdStore& store, const std::string& data, int rank,
-                                     int world_size, const std::string& prefix);
 
 }  // namespace ejob::agent

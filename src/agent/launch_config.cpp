@@ -53,11 +53,12 @@ int resolve_nproc(const std::string& text, const HostInfo& host) {
 Backend resolve_backend(const std::string& name) {
   if (name == "etcd") return Backend::Etcd;
   if (name == "static") return Backend::Static;
-  if (name == "c10d" || name == "etcd-v2")
+  if (name == "c10d") return Backend::C10d;
+  if (name == "etcd-v2")
     usage("--rdzv_backend=" + name +
-          " is not supported by ejob-agent; use etcd (the ElasticJob "
+          " is not supported by ejob-agent yet; use c10d, etcd (the ElasticJob "
           "controller's choice) or static");
-  usage("--rdzv_backend=" + name + ": unknown rendezvous backend (supported: etcd, static)");
+  usage("--rdzv_backend=" + name + ": unknown rendezvous backend (supported: c10d, etcd, static)");
 }
 
 std::string random_id() {
@@ -162,6 +163,10 @@ LaunchConfig make_launch_config(const LaunchOptions& o, const Environment& env,
   if (c.backend == Backend::Etcd) {
     c.etcd = etcd_settings(conf);
     c.endpoint = parse_endpoint(o.rdzv_endpoint, 2379);
+  } else if (c.backend == Backend::C10d) {
+    c.dynamic = dynamic_settings(conf);
+    c.endpoint = parse_endpoint(o.rdzv_endpoint, 29400);
+    if (c.run_id.empty()) usage("The run id must be a non-empty string.");
   } else if (!o.standalone) {
     if (c.min_nodes != c.max_nodes)
       usage("--rdzv_backend=static needs a fixed --nnodes, not " + o.nnodes);

@@ -13,7 +13,7 @@
 namespace ejob::agent {
 
 /// The rendezvous backends ejob-agent implements.
-enum class Backend { Etcd, Static };
+enum class Backend { Etcd, C10d, Static };
 
 /// torch's Std flags: which worker streams go to files.
 enum class StdStreams : int { None = 0, Out = 1, Err = 2, All = 3 };
@@ -39,6 +39,7 @@ struct LaunchConfig {
   bool standalone = false;
   Endpoint endpoint;
   EtcdSettings etcd;
+  DynamicSettings dynamic;  ///< c10d
   std::string run_id;
   int max_restarts = 0;
   double monitor_interval = 5;
@@ -55,7 +56,7 @@ struct LaunchConfig {
 };
 
 /// Validates and resolves the options. Throws ejob::Error(Usage) with a message naming the
-/// flag, e.g. for `--nnodes=3:2`, `--rdzv_backend=c10d`, `--no_python` with `-m`.
+/// flag, e.g. for `--nnodes=3:2`, `--rdzv_backend=etcd-v2`, `--no_python` with `-m`.
 LaunchConfig make_launch_config(const LaunchOptions& options, const Environment& env,
                                 const HostInfo& host);
 

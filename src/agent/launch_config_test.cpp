@@ -81,14 +81,22 @@ TEST_CASE("launch config: GPUs counted from procfs and CUDA_VISIBLE_DEVICES") {
 }
 
 TEST_CASE("launch config: backends, standalone and static") {
-  CHECK(config_error({"--rdzv_backend=c10d", "t.py"}) ==
-        "--rdzv_backend=c10d is not supported by ejob-agent; use etcd (the ElasticJob "
-        "controller's choice) or static");
+  LaunchConfig c10d = config({"--rdzv_backend=c10d", "--nnodes=2:3", "--rdzv_id=j",
+                              "--rdzv_conf=is_host=no,join_timeout=7", "t.py"});
+  CHECK(c10d.backend == Backend::C10d);
+  CHECK(c10d.endpoint.host == "localhost");
+  CHECK(c10d.endpoint.port == 29400);
+  CHECK(c10d.dynamic.is_host == false);
+  CHECK(c10d.dynamic.join_timeout_s == 7);
+  CHECK(c10d.dynamic.last_call_timeout_s == 30);
+  CHECK(config_error({"--rdzv_backend=c10d", "--rdzv_conf=is_host=maybe", "t.py"}) ==
+        "The rendezvous configuration option 'is_host' does not represent a valid boolean "
+        "value.");
   CHECK(config_error({"--rdzv_backend=etcd-v2", "t.py"}) ==
-        "--rdzv_backend=etcd-v2 is not supported by ejob-agent; use etcd (the ElasticJob "
-        "controller's choice) or static");
+        "--rdzv_backend=etcd-v2 is not supported by ejob-agent yet; use c10d, etcd (the "
+        "ElasticJob controller's choice) or static");
   CHECK(config_error({"--rdzv_backend=zk", "t.py"}) ==
-        "--rdzv_backend=zk: unknown rendezvous backend (supported: etcd, static)");
+        "--rdzv_backend=zk: unknown rendezvous backend (supported: c10d, etcd, static)");
   LaunchConfig s = config({"--standalone", "--rdzv_backend=c10d", "t.py"});
   CHECK(s.backend == Backend::Static);
   CHECK(s.standalone);

@@ -111,4 +111,40 @@ EtcdSettings etcd_settings(const std::map<std::string, std::string>& conf) {
   return s;
 }
 
+namespace {
+
+/// RendezvousParameters.get_as_bool: 1/true/t/yes/y and 0/false/f/no/n, any case.
+std::optional<bool> conf_bool(const std::map<std::string, std::string>& conf,
+                              const std::string& key) {
+  auto it = conf.find(key);
+  if (it == conf.end()) return std::nullopt;
+  std::string v;
+  for (char c : it->second) v += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  if (v == "1" || v == "true" || v == "t" || v == "yes" || v == "y") return true;
+  if (v == "0" || v == "false" || v == "f" || v == "no" || v == "n") return false;
+  throw Error(ErrorCode::Usage, "The rendezvous configuration option '" + key +
+                                    "' does not represent a valid boolean value.");
+}
+
+int positive_seconds(const std::map<std::string, std::string>& conf, const std::string& key,
+                     int def) {
+  int v = conf_int(conf, key, def);
+  if (v <= 0)
+    throw Error(ErrorCode::Usage,
+                "The " + key + " of the rendezvous configuration must be a positive number.");
+  return v;
+}
+
+}  // namespace
+
+DynamicSettings dynamic_settings(const std::map<std::string, std::string>& conf) {
+  DynamicSettings s;
+  s.is_host = conf_bool(conf, "is_host");
+  s.read_timeout_s = positive_seconds(conf, "read_timeout", s.read_timeout_s);
+  s.join_timeout_s = positive_seconds(conf, "join_timeout", s.join_timeout_s);
+  s.last_call_timeout_s = positive_seconds(conf, "last_call_timeout", s.last_call_timeout_s);
+  s.close_timeout_s = positive_seconds(conf, "close_timeout", s.close_timeout_s);
+  return s;
+}
+
 }  // namespace ejob::agent

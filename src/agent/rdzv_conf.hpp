@@ -3,6 +3,7 @@
 /// rendezvous/utils.py does, plus the typed settings the etcd backend reads from them.
 
 #include <map>
+#include <optional>
 #include <string>
 
 namespace ejob::agent {
@@ -33,5 +34,18 @@ struct EtcdSettings {
 /// Reads the etcd settings from a parsed rdzv_conf. Throws ejob::Error(Usage) for a
 /// non-integer timeout or a protocol other than http/https.
 EtcdSettings etcd_settings(const std::map<std::string, std::string>& conf);
+
+/// What the dynamic rendezvous (c10d) reads from --rdzv_conf, with torch 1.13's defaults.
+struct DynamicSettings {
+  std::optional<bool> is_host;  ///< unset: inferred from the endpoint
+  int read_timeout_s = 60;      ///< store connect and per-reply timeout
+  int join_timeout_s = 600;
+  int last_call_timeout_s = 30;
+  int close_timeout_s = 30;
+};
+
+/// Reads the dynamic settings. Throws ejob::Error(Usage) with torch's wording for an
+/// `is_host` that is not a boolean and for a non-positive timeout.
+DynamicSettings dynamic_settings(const std::map<std::string, std::string>& conf);
 
 }  // namespace ejob::agent

@@ -6,8 +6,8 @@
 #include <memory>
 #include <string>
 
+#include "ejob/agent/membership_watcher.hpp"
 #include "ejob/agent/rank_assignment.hpp"
-#include "ejob/agent/round_watcher.hpp"
 
 namespace ejob::agent {
 

@@ -10,8 +10,8 @@
 
 namespace ejob::agent {
 
-RoundWatcher::RoundWatcher(const EtcdClientOptions& options, std::string state_key,
-                           std::string version)
+EtcdRoundWatcher::EtcdRoundWatcher(const EtcdClientOptions& options, std::string state_key,
+                                   std::string version)
     : m_client(options), m_key(std::move(state_key)), m_version(std::move(version)) {
   m_fd = ::eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
   if (m_fd < 0) throw Error(ErrorCode::Internal, "eventfd failed");
@@ -21,18 +21,18 @@ RoundWatcher::RoundWatcher(const EtcdClientOptions& options, std::string state_k
   });
 }
 
-RoundWatcher::~RoundWatcher() {
+EtcdRoundWatcher::~EtcdRoundWatcher() {
   stop();
   ::close(m_fd);
 }
 
-void RoundWatcher::stop() {
+void EtcdRoundWatcher::stop() {
   m_stop = true;
   m_client.cancel();
   if (m_thread.joinable()) m_thread.join();
 }
 
-bool RoundWatcher::needs_restart(const EtcdResult& r) const {
+bool EtcdRoundWatcher::needs_restart(const EtcdResult& r) const {
   if (r.is(etcd_error::key_not_found)) return true;
   if (!r.ok()) return false;
   try {
@@ -46,7 +46,7 @@ bool RoundWatcher::needs_restart(const EtcdResult& r) const {
   }
 }
 
-void RoundWatcher::run() {
+void EtcdRoundWatcher::run() {
   while (!m_stop) {
     try {
       EtcdResult cur = m_client.get(m_key);

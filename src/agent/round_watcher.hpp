@@ -9,22 +9,23 @@
 #include <thread>
 
 #include "ejob/agent/etcd_client.hpp"
+#include "ejob/agent/membership_watcher.hpp"
 
 namespace ejob::agent {
 
 /// A background long-poll on `active_version`.
-class RoundWatcher {
+class EtcdRoundWatcher : public RoundWatcher {
  public:
   /// Starts watching `state_key` for changes away from final round `version`.
-  RoundWatcher(const EtcdClientOptions& options, std::string state_key, std::string version);
-  ~RoundWatcher();
-  RoundWatcher(const RoundWatcher&) = delete;
-  RoundWatcher& operator=(const RoundWatcher&) = delete;
+  EtcdRoundWatcher(const EtcdClientOptions& options, std::string state_key, std::string version);
+  ~EtcdRoundWatcher() override;
+  EtcdRoundWatcher(const EtcdRoundWatcher&) = delete;
+  EtcdRoundWatcher& operator=(const EtcdRoundWatcher&) = delete;
 
   /// Readable (eventfd) once the round needs this agent to re-rendezvous.
-  [[nodiscard]] int fd() const { return m_fd; }
+  [[nodiscard]] int fd() const override { return m_fd; }
   /// Stops the watch and joins the thread.
-  void stop();
+  void stop() override;
 
  private:
   void run();

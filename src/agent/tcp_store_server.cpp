@@ -7,6 +7,7 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include <atomic>
 #include <cerrno>
 #include <charconv>
 #include <cstring>
@@ -89,6 +90,7 @@ struct TcpStoreServer::Loop {
   int wake_fd = -1;
   int port = 0;
   std::thread thread;
+  std::atomic<std::size_t> connection_count{0};  ///< read by wait_until_idle
   std::map<int, Connection> connections;
   std::map<std::string, std::string> data;
   std::multimap<std::string, std::shared_ptr<Waiter>> waiters;  ///< by missing key
@@ -121,6 +123,15 @@ TcpStoreServer::TcpStoreServer(int port) : m_loop(std::make_unique<Loop>()) {
 TcpStoreServer::~TcpStoreServer() { stop(); }
 
 int TcpStoreServer::port() const { return m_loop->port; }
+
+bool TcpStoreServer::wait_until_idle(std::chrono::milliseconds timeout) {
+  auto deadline = std::chrono::steady_clock::now() + timeout;
+  while (m_loop->connection_count > 0) {
+    if (std::chrono::steady_clock::now() >= deadline) return false;
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  }
+  return true;
+}
 
 void TcpStoreServer::stop() {
   if (!m_loop->thread.joinable()) return;
@@ -157,12 +168,14 @@ void TcpStoreServer::Loop::accept_all() {
     int one = 1;
     ::setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
     connections[fd];
+    connection_count = connections.size();
   }
 }
 
 void TcpStoreServer::Loop::drop(int fd) {
   ::close(fd);
   connections.erase(fd);
+  connection_count = connections.size();
   std::erase_if(waiters, [fd](const auto& w) { return w.second->fd == fd; });
   std::erase_if(watchers, [fd](const auto& w) { return w.second == fd; });
 }

@@ -6,6 +6,7 @@
 /// missing key is created by SET, ADD or COMPARE_SET; idle connections (torch's callback
 /// connection) are simply kept.
 
+#include <chrono>
 #include <memory>
 
 namespace ejob::agent {
@@ -23,6 +24,8 @@ class TcpStoreServer {
 
   /// The port it listens on.
   [[nodiscard]] int port() const;
+  /// Waits until no client is connected (true) or `timeout` passed (false).
+  bool wait_until_idle(std::chrono::milliseconds timeout);
   /// Closes every connection and the listening socket.
   void stop();
 

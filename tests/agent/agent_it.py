@@ -9,7 +9,7 @@ import sys
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from harness import Failure, check, pid_alive, run_scenarios, wait_until  # noqa: E402
+from harness import Failure, check, free_port, pid_alive, run_scenarios, wait_until  # noqa: E402
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 
@@ -237,8 +237,11 @@ def etcd_late(h):
 def cli_errors(h):
     """Bad command lines exit 2 with argparse-style messages; --help exits 0."""
     cases = [(["--nproc-per-node=1", "--frobnicate", "x.py"], "unrecognized arguments: --frobnicate"),
-             (["--rdzv_backend=c10d", "x.py"], "--rdzv_backend=c10d is not supported by ejob-agent;"
-              " use etcd (the ElasticJob controller's choice) or static"),
+             (["--rdzv_backend=etcd-v2", "x.py"], "--rdzv_backend=etcd-v2 is not supported by "
+              "ejob-agent yet; use c10d, etcd (the ElasticJob controller's choice) or static"),
+             (["--rdzv_backend=c10d", "--rdzv_conf=is_host=perhaps", "x.py"],
+              "The rendezvous configuration option 'is_host' does not represent a valid boolean "
+              "value."),
              (["--nnodes=0", "x.py"], "--nnodes=0: expected 0 < MIN <= MAX")]
     for i, (args, msg) in enumerate(cases):
         a = h.ejob("c%d" % i, args)
@@ -310,11 +313,54 @@ def interop_torchrun_first(h):
     _interop(h, False)
 
 
+def _c10d_interop(h, ejob_hosts):
+    """2 ejob-agents + 2 torchrun agents in one c10d rendezvous (--nnodes=4): the first agent
+    started hosts the TCPStore (its endpoint is local), the others say is_host=0 as agents on
+    other machines would; gloo all_reduce over 4 ranks; group ranks follow the sorted
+    (fqdn, pid, local_id) of the agents, as torchrun assigns them."""
+    port = free_port()
+    common = ["--local_addr=127.0.0.1", "--rdzv_backend=c10d", "--rdzv_endpoint=127.0.0.1:%d" % port,
+              "--rdzv_id=c10dmix", "--nnodes=4"]
+    worker = [os.path.join(HERE, "gloo_allreduce.py"), "--out", h.out, "--expect-world", "4"]
+    client = ["--rdzv_conf=is_host=0"]
+    order = [(h.ejob, "ejob"), (h.torchrun, "torchrun")]
+    if not ejob_hosts:
+        order.reverse()
+    for n, (start, kind) in enumerate(order):
+        for i in range(2):
+            start("%s%d" % (kind, i), common + ([] if n == 0 and i == 0 else client) + worker)
+            time.sleep(0.5)
+    for a in h.agents:
+        expect_exit(a, 0, timeout=150)
+    recs = h.records()
+    check(sorted(r["rank"] for r in recs) == [0, 1, 2, 3], "ranks %s" % recs)
+    check(all(r["ok"] and r["sum"] == 10.0 and r["world"] == 4 for r in recs), "all-reduce %s" % recs)
+    by_pid = sorted(h.agents, key=lambda a: a.proc.pid)
+    group_ranks = {r["agent"]: r["group_rank"] for r in recs}
+    check([group_ranks[a.name] for a in by_pid] == [0, 1, 2, 3],
+          "group ranks by pid %s" % [(a.name, a.proc.pid, group_ranks[a.name]) for a in by_pid])
+    check(all(r["master_addr"] == "127.0.0.1" for r in recs), "--local_addr published %s" % recs)
+    host = h.agents[0]
+    check(ejob_hosts == ("hosting the rendezvous TCPStore on port %d" % port in host.output()),
+          "the first agent hosts the store")
+
+
+def c10d_interop_ejob_hosts(h):
+    """c10d: an ejob-agent hosts the store for 2 ejob-agents + 2 torchrun agents."""
+    _c10d_interop(h, True)
+
+
+def c10d_interop_torchrun_hosts(h):
+    """c10d: a torchrun agent hosts the store for 2 torchrun agents + 2 ejob-agents."""
+    _c10d_interop(h, False)
+
+
 SCENARIOS = {f.__name__: f for f in [
     fixed, elastic_last_call, late_joiner_scale_up, worker_crash_restart, worker_failure_final,
     agent_killed, signal_forwarding, closed_rendezvous, etcd_restart, malformed_state,
     https_client_certs, etcd_late, cli_errors,
-    standalone, interop_ejob_first, interop_torchrun_first, interop_restart]}
+    standalone, interop_ejob_first, interop_torchrun_first, interop_restart,
+    c10d_interop_ejob_hosts, c10d_interop_torchrun_hosts]}
 
 if __name__ == "__main__":
     sys.exit(run_scenarios(SCENARIOS, sys.argv))

@@ -1,0 +1,103 @@
+#include "ejob/agent/c10d_store.hpp"
+
+#include <arpa/inet.h>
+#include <netdb.h>
+#include <unistd.h>
+
+#include "ejob/agent/store_codec.hpp"
+#include "ejob/util/error.hpp"
+
+namespace ejob::agent {
+namespace {
+
+/// base64 of "canimadam": what the key holds before any agent wrote a state.
+constexpr const char* k_sentinel = "Y2FuaW1hZGFt";
+
+bool is_loopback(const std::string& host) {
+  in_addr v4{};
+  in6_addr v6{};
+  if (::inet_pton(AF_INET, host.c_str(), &v4) == 1) return (ntohl(v4.s_addr) >> 24) == 127;
+  if (::inet_pton(AF_INET6, host.c_str(), &v6) == 1) return IN6_IS_ADDR_LOOPBACK(&v6);
+  return false;
+}
+
+/// The canonical name and addresses of this host (getaddrinfo(gethostname(), AI_CANONNAME)).
+std::vector<std::string> own_names(const std::string& hostname) {
+  std::vector<std::string> out;
+  addrinfo hints{};
+  hints.ai_flags = AI_CANONNAME;
+  hints.ai_socktype = SOCK_STREAM;
+  addrinfo* res = nullptr;
+  if (::getaddrinfo(hostname.c_str(), nullptr, &hints, &res) != 0) return out;
+  for (addrinfo* a = res; a != nullptr; a = a->ai_next) {
+    if (a->ai_canonname) out.emplace_back(a->ai_canonname);
+    char text[INET6_ADDRSTRLEN] = {};
+    const void* raw =
+        a->ai_family == AF_INET6
+            ? static_cast<const void*>(&reinterpret_cast<sockaddr_in6*>(a->ai_addr)->sin6_addr)
+            : static_cast<const void*>(&reinterpret_cast<sockaddr_in*>(a->ai_addr)->sin_addr);
+    if (::inet_ntop(a->ai_family, raw, text, sizeof text)) out.emplace_back(text);
+  }
+  ::freeaddrinfo(res);
+  return out;
+}
+
+}  // namespace
+
+bool endpoint_is_local(const std::string& host) {
+  if (host == "localhost" || is_loopback(host)) return true;
+  char name[256] = {};
+  ::gethostname(name, sizeof name - 1);
+  if (host == name) return true;
+  for (const auto& n : own_names(name))
+    if (n == host) return true;
+  return false;
+}
+
+C10dStateBackend::C10dStateBackend(std::unique_ptr<TcpStoreClient> client,
+                                   const std::string& run_id)
+    : m_client(std::move(client)), m_key("torch.rendezvous." + run_id) {
+  m_client->compare_set(m_key, "", k_sentinel);
+}
+
+std::string C10dStateBackend::where() const {
+  return "TCPStore " + m_client->endpoint() + " key " + m_key;
+}
+
+std::optional<StateBackend::Stored> C10dStateBackend::decode(const std::string& stored) const {
+  if (stored == k_sentinel) return std::nullopt;
+  try {
+    return Stored{b64decode(stored), stored};
+  } catch (const Error& e) {
+    throw Error(ErrorCode::Input, "rendezvous state is " + e.message() + " (" + where() + ")");
+  }
+}
+
+std::optional<StateBackend::Stored> C10dStateBackend::get_state() {
+  return decode(m_client->get(m_key));
+}
+
+/// compare_set against the exact base64 last read; the reply is what the store holds now, and
+/// the write won iff it decodes to our pickle (the store does not say).
+std::optional<StateBackend::Stored> C10dStateBackend::set_state(
+    const std::string& pickle, const std::optional<std::string>& token, bool& won) {
+  std::string reply = m_client->compare_set(m_key, token.value_or(k_sentinel), b64encode(pickle));
+  std::optional<Stored> now = decode(reply);
+  won = now && now->pickle == pickle;
+  return now;
+}
+
+void TcpPrefixStore::set(const std::string& key, const std::string& value) {
+  m_client.set(m_prefix + "/" + key, value);
+}
+
+std::vector<std::string> TcpPrefixStore::get(const std::vector<std::string>& keys) {
+  std::vector<std::string> full;
+  for (const auto& k : keys) full.push_back(m_prefix + "/" + k);
+  m_client.wait(full, std::chrono::seconds(300));
+  std::vector<std::string> values;
+  for (const auto& k : full) values.push_back(m_client.get(k));
+  return values;
+}
+
+}  // namespace ejob::agent

@@ -1,0 +1,54 @@
+#pragma once
+/// The pieces of torch 1.13's c10d rendezvous backend (`c10d_rendezvous_backend.py`,
+/// protocols/torch-c10d.md §2, §4.1): who hosts the TCPStore, the state kept as base64 of its
+/// pickle under `torch.rendezvous.<run_id>` with the "no state yet" sentinel, and the round's
+/// PrefixStore.
+
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <string>
+
+#include "ejob/agent/dynamic_rendezvous.hpp"
+#include "ejob/agent/key_value_store.hpp"
+#include "ejob/agent/tcp_store_client.hpp"
+
+namespace ejob::agent {
+
+/// Whether this machine hosts the store when `--rdzv_conf is_host` is not given, as torch
+/// infers it: the endpoint host is `localhost`, a loopback address, this host's name, or its
+/// canonical name or one of its addresses.
+bool endpoint_is_local(const std::string& host);
+
+/// The state under `torch.rendezvous.<run_id>` of a TCPStore (one connection of its own).
+class C10dStateBackend : public StateBackend {
+ public:
+  /// Creates the key with the sentinel when absent (torch's first compare_set).
+  C10dStateBackend(std::unique_ptr<TcpStoreClient> client, const std::string& run_id);
+  std::optional<Stored> get_state() override;
+  std::optional<Stored> set_state(const std::string& pickle,
+                                  const std::optional<std::string>& token, bool& won) override;
+  [[nodiscard]] std::string where() const override;
+
+ private:
+  std::optional<Stored> decode(const std::string& stored) const;
+
+  std::unique_ptr<TcpStoreClient> m_client;
+  std::string m_key;
+};
+
+/// torch's PrefixStore("torch.rendezvous.<run_id>.<round>", store): key k is `<prefix>/k`.
+class TcpPrefixStore : public KeyValueStore {
+ public:
+  TcpPrefixStore(TcpStoreClient& client, std::string prefix)
+      : m_client(client), m_prefix(std::move(prefix)) {}
+  void set(const std::string& key, const std::string& value) override;
+  /// WAIT for all keys at once, then GET each.
+  std::vector<std::string> get(const std::vector<std::string>& keys) override;
+
+ private:
+  TcpStoreClient& m_client;
+  std::string m_prefix;
+};
+
+}  // namespace ejob::agent

@@ -1,0 +1,72 @@
+#pragma once
+/// The decisions and state changes of torch 1.13's dynamic rendezvous
+/// (`dynamic_rendezvous.py`, protocols/torch-c10d.md §5), as pure functions of the state, the
+/// clock and this node: what DynamicRendezvous runs in its sync/decide/mutate loop. Kept
+/// literal, because torchrun agents apply the same rules to the same shared state.
+
+#include <chrono>
+
+#include "ejob/agent/dynamic_state.hpp"
+
+namespace ejob::agent {
+
+/// The rendezvous limits every agent of a run shares.
+struct DynamicLimits {
+  int min_nodes = 1;
+  int max_nodes = 1;
+  std::chrono::seconds last_call{30};
+  /// A node whose last heartbeat is older than keep_alive_interval * keep_alive_max_attempt
+  /// is dead (torch: 5 s * 3).
+  std::chrono::seconds keep_alive_interval{5};
+  int keep_alive_max_attempt = 3;
+};
+
+/// torch's _Action.
+enum class RdzvAction {
+  KeepAlive,
+  AddToParticipants,
+  AddToWaitList,
+  RemoveFromParticipants,
+  RemoveFromWaitList,
+  MarkComplete,
+  MarkClosed,
+  Sync,
+  ErrorClosed,
+  ErrorTimeout,
+  Finish,
+};
+
+/// What a decision looks at.
+struct RdzvContext {
+  const NodeDesc& me;
+  const DynamicState& state;
+  const DynamicLimits& limits;
+  UtcTime now;
+  /// The operation's deadline has passed; `in_rollback`: by at most 5 s (torch's grace to
+  /// leave cleanly).
+  bool past_deadline = false;
+  bool in_rollback = false;
+};
+
+/// _RendezvousJoinOp.
+RdzvAction decide_join(const RdzvContext& c);
+/// _RendezvousExitOp.
+RdzvAction decide_exit(const RdzvContext& c);
+/// _RendezvousCloseOp.
+RdzvAction decide_close(const RdzvContext& c);
+/// _RendezvousKeepAliveOp.
+RdzvAction decide_keep_alive(const RdzvContext& c);
+
+/// Applies a mutating action to the state, as _DistributedRendezvousOpExecutor does.
+void apply_action(RdzvAction action, DynamicState& state, const NodeDesc& me,
+                  const DynamicLimits& limits, UtcTime now);
+
+/// _sanitize: drops nodes whose heartbeat expired (from heartbeats, participants and wait
+/// list), then the removal epilogue. Returns the dead nodes.
+std::vector<NodeDesc> remove_dead_nodes(DynamicState& state, const DynamicLimits& limits,
+                                        UtcTime now);
+
+/// The participant's group rank, or -1.
+std::int64_t rank_of(const DynamicState& state, const NodeDesc& node);
+
+}  // namespace ejob::agent

@@ -1,0 +1,162 @@
+#include "ejob/agent/dynamic_rendezvous.hpp"
+
+#include <random>
+
+#include "ejob/agent/log.hpp"
+#include "ejob/agent/state_pickle.hpp"
+#include "ejob/util/error.hpp"
+
+namespace ejob::agent {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+/// torch's state read cache and poll delay.
+constexpr auto k_cache = std::chrono::seconds(1);
+constexpr auto k_poll = std::chrono::seconds(1);
+/// How long after an operation's deadline a node may still leave cleanly.
+constexpr auto k_rollback = std::chrono::seconds(5);
+
+}  // namespace
+
+DynamicRendezvous::DynamicRendezvous(std::unique_ptr<StateBackend> backend, NodeDesc me,
+                                     DynamicLimits limits, DynamicTimeouts timeouts)
+    : m_backend(std::move(backend)), m_me(std::move(me)), m_limits(limits), m_timeouts(timeouts) {}
+
+DynamicRendezvous::~DynamicRendezvous() { stop_heartbeats(); }
+
+/// _BackendRendezvousStateHolder.sync: write when dirty, else read unless the cache is fresh;
+/// adopt what the backend holds, then drop dead nodes. Returns whether our write won (nullopt
+/// when nothing was written).
+std::optional<bool> DynamicRendezvous::sync() {
+  std::optional<bool> won;
+  if (m_dirty) {
+    bool ours = false;
+    adopt(m_backend->set_state(pickle_state(m_state), m_token, ours));
+    won = ours;
+  } else {
+    if (m_last_sync && *m_last_sync >= Clock::now() - k_cache) return std::nullopt;
+    adopt(m_backend->get_state());
+  }
+  m_dirty = false;
+  m_last_sync = Clock::now();
+  std::vector<NodeDesc> dead = remove_dead_nodes(m_state, m_limits, utc_now());
+  for (const auto& n : dead) log_debug("rendezvous: node " + to_string(n) + " is dead");
+  return won;
+}
+
+void DynamicRendezvous::adopt(const std::optional<StateBackend::Stored>& stored) {
+  if (!stored) {
+    m_state = DynamicState{};
+    m_token.reset();
+    return;
+  }
+  try {
+    m_state = unpickle_state(stored->pickle);
+  } catch (const Error& e) {
+    throw Error(e.code(), e.message() + " (" + m_backend->where() + ")");
+  }
+  m_token = stored->token;
+}
+
+/// _DistributedRendezvousOpExecutor.run: sync, decide, then finish, fail, wait a second, or
+/// change the local state and write it at the next sync.
+void DynamicRendezvous::run_op(Decide decide, Clock::time_point deadline, const char* name) {
+  while (true) {
+    sync();
+    Clock::time_point now = Clock::now();
+    RdzvContext ctx{m_me,      m_state,        m_limits,
+                    utc_now(), now > deadline, now <= deadline + k_rollback};
+    RdzvAction action = decide(ctx);
+    switch (action) {
+      case RdzvAction::Finish: return;
+      case RdzvAction::ErrorClosed:
+        throw Error(ErrorCode::Closed, "the rendezvous is closed (" + m_backend->where() + ")");
+      case RdzvAction::ErrorTimeout:
+        throw Error(ErrorCode::Timeout, std::string("rendezvous ") + name + " timed out in round " +
+                                            std::to_string(m_state.round) + " (" +
+                                            m_backend->where() + ")");
+      case RdzvAction::Sync: {
+        m_lock.unlock();  // let heartbeats through while waiting
+        std::this_thread::sleep_for(k_poll);
+        m_lock.lock();
+        break;
+      }
+      default: apply_action(action, m_state, m_me, m_limits, ctx.now); m_dirty = true;
+    }
+  }
+}
+
+DynamicWorld DynamicRendezvous::next_rendezvous() {
+  stop_heartbeats();
+  std::unique_lock lock(m_lock);
+  if (m_state.round == 0) {
+    // torch staggers the first attempt of every node by up to 0.3 s to spread the load.
+    std::mt19937 rng(std::random_device{}());
+    lock.unlock();
+    std::this_thread::sleep_for(
+        std::chrono::milliseconds(std::uniform_int_distribution<int>(0, 300)(rng)));
+    lock.lock();
+  }
+  auto deadline = Clock::now() + m_timeouts.join;
+  run_op(decide_exit, deadline, "exit");
+  run_op(decide_join, deadline, "join");
+  DynamicWorld world{m_state.round, static_cast<int>(rank_of(m_state, m_me)),
+                     static_cast<int>(m_state.participants.size())};
+  lock.unlock();
+  start_heartbeats();
+  return world;
+}
+
+int DynamicRendezvous::num_nodes_waiting() {
+  std::lock_guard lock(m_lock);
+  sync();
+  return static_cast<int>(m_state.wait_list.size());
+}
+
+bool DynamicRendezvous::is_closed() {
+  std::lock_guard lock(m_lock);
+  sync();
+  return m_state.closed;
+}
+
+void DynamicRendezvous::shutdown() {
+  stop_heartbeats();
+  try {
+    std::lock_guard lock(m_lock);
+    run_op(decide_close, Clock::now() + m_timeouts.close, "close");
+  } catch (const Error& e) {
+    log_warning("the rendezvous could not be closed: " + e.message());
+  }
+}
+
+void DynamicRendezvous::start_heartbeats() {
+  stop_heartbeats();
+  m_heartbeat_stop = false;
+  m_heartbeat = std::thread([this] { heartbeat_loop(); });
+}
+
+void DynamicRendezvous::stop_heartbeats() {
+  if (!m_heartbeat.joinable()) return;
+  {
+    std::lock_guard lock(m_lock);
+    m_heartbeat_stop = true;
+  }
+  m_heartbeat_cv.notify_all();
+  m_heartbeat.join();
+}
+
+/// Every keep-alive interval: the keep-alive op (writes only when my heartbeat is 5 s old).
+void DynamicRendezvous::heartbeat_loop() {
+  std::unique_lock lock(m_lock);
+  while (!m_heartbeat_cv.wait_for(lock, m_limits.keep_alive_interval,
+                                  [this] { return m_heartbeat_stop; })) {
+    try {
+      run_op(decide_keep_alive, Clock::now() + m_timeouts.heartbeat, "keep-alive");
+    } catch (const Error& e) {
+      log_warning("rendezvous keep-alive failed: " + e.message());
+    }
+  }
+}
+
+}  // namespace ejob::agent

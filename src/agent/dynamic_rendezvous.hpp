@@ -1,0 +1,98 @@
+#pragma once
+/// torch 1.13's DynamicRendezvousHandler (protocols/torch-c10d.md §5): the shared state read
+/// and written whole through a StateBackend (a TCPStore key for c10d), kept in sync with a 1 s
+/// read cache, sanitized of dead nodes, and driven by the join/exit/close/keep-alive
+/// operations of dynamic_ops; a heartbeat thread rewrites this node's keep-alive every 5 s.
+
+#include <chrono>
+#include <condition_variable>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <thread>
+
+#include "ejob/agent/dynamic_ops.hpp"
+
+namespace ejob::agent {
+
+/// Where the pickled state lives; tokens make writes compare-and-swap.
+class StateBackend {
+ public:
+  virtual ~StateBackend() = default;
+  /// The pickled state and its token; nullopt when there is no state yet.
+  struct Stored {
+    std::string pickle;
+    std::string token;
+  };
+  virtual std::optional<Stored> get_state() = 0;
+  /// Writes `pickle` if the state is still the one `token` names (nullopt: none yet). Returns
+  /// what is stored afterwards (nullopt: still none) and sets `won` when it is ours.
+  virtual std::optional<Stored> set_state(const std::string& pickle,
+                                          const std::optional<std::string>& token, bool& won) = 0;
+  /// Where the state is, for messages (e.g. `TCPStore host:port key torch.rendezvous.x`).
+  [[nodiscard]] virtual std::string where() const = 0;
+};
+
+/// The timeouts of --rdzv_conf (torch's RendezvousTimeout).
+struct DynamicTimeouts {
+  std::chrono::seconds join{600};
+  std::chrono::seconds close{30};
+  std::chrono::seconds heartbeat{5};
+};
+
+/// The completed round as next_rendezvous returns it.
+struct DynamicWorld {
+  std::int64_t round = 0;
+  int rank = 0;
+  int world_size = 0;
+};
+
+/// One node's handler.
+class DynamicRendezvous {
+ public:
+  DynamicRendezvous(std::unique_ptr<StateBackend> backend, NodeDesc me, DynamicLimits limits,
+                    DynamicTimeouts timeouts);
+  ~DynamicRendezvous();
+  DynamicRendezvous(const DynamicRendezvous&) = delete;
+  DynamicRendezvous& operator=(const DynamicRendezvous&) = delete;
+
+  /// Leaves the current round if in one, joins the next and waits until it completes;
+  /// starts heartbeats. Throws ejob::Error(Closed) for a closed run, (Timeout) after the
+  /// join timeout, (Input) for a state that does not decode, (Transport) from the backend.
+  DynamicWorld next_rendezvous();
+  /// `len(wait_list)` after a sync (served from the 1 s cache when fresh).
+  int num_nodes_waiting();
+  /// `closed` after a sync.
+  bool is_closed();
+  /// Stops heartbeats and marks the run closed; failures are logged, not thrown.
+  void shutdown();
+  [[nodiscard]] const NodeDesc& me() const { return m_me; }
+
+ private:
+  using Decide = RdzvAction (*)(const RdzvContext&);
+  void run_op(Decide decide, std::chrono::steady_clock::time_point deadline, const char* name);
+  std::optional<bool> sync();
+  void adopt(const std::optional<StateBackend::Stored>& stored);
+  void start_heartbeats();
+  void stop_heartbeats();
+  void heartbeat_loop();
+
+  std::unique_ptr<StateBackend> m_backend;
+  NodeDesc m_me;
+  DynamicLimits m_limits;
+  DynamicTimeouts m_timeouts;
+
+  // The state holder (guarded by m_lock, which torch calls the heartbeat lock).
+  std::mutex m_lock;
+  DynamicState m_state;
+  std::optional<std::string> m_token;
+  bool m_dirty = false;
+  std::optional<std::chrono::steady_clock::time_point> m_last_sync;
+
+  std::thread m_heartbeat;
+  std::condition_variable m_heartbeat_cv;
+  bool m_heartbeat_stop = false;
+};
+
+}  // namespace ejob::agent

@@ -1,0 +1,27 @@
+#pragma once
+/// The store an agent shares with the other agents of a round (torch's c10d Store as the
+/// elastic agent uses it): the etcd backend's EtcdStore or a TCPStore prefix for c10d. The
+/// role-info exchange and the exit barrier are written once over it.
+
+#include <string>
+#include <vector>
+
+namespace ejob::agent {
+
+/// set and a blocking multi-key get.
+class KeyValueStore {
+ public:
+  virtual ~KeyValueStore() = default;
+  virtual void set(const std::string& key, const std::string& value) = 0;
+  /// Waits until all keys exist and returns their values in order. Throws
+  /// ejob::Error(Timeout) naming the missing keys when the store's timeout passes.
+  virtual std::vector<std::string> get(const std::vector<std::string>& keys) = 0;
+};
+
+/// share_and_gather as torch's store_util.synchronize: publish `data` under
+/// `<prefix><rank>`, read all `<prefix>0..world-1`, write `<prefix><rank>.FIN`; rank 0 also
+/// waits for every `.FIN`. Returns the values by rank.
+std::vector<std::string> synchronize(KeyValueStore& store, const std::string& data, int rank,
+                                     int world_size, const std::string& prefix);
+
+}  // namespace ejob::agent
