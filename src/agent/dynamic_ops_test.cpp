@@ -1,0 +1,97 @@
+#include "ejob/agent/dynamic_ops.hpp"
+
+#include <catch2/catch.hpp>
+
+using namespace ejob::agent;
+using namespace std::chrono_literals;
+
+namespace {
+
+const UtcTime k_now = UtcTime(1795000000000000us);
+const NodeDesc k_a{"a", 300, 0}, k_b{"b", 100, 0}, k_c{"a", 200, 0};
+
+RdzvAction join(const NodeDesc& me, const DynamicState& s, const DynamicLimits& l,
+                UtcTime now = k_now) {
+  return decide_join(RdzvContext{me, s, l, now});
+}
+
+DynamicState joined(const std::vector<NodeDesc>& nodes, const DynamicLimits& l) {
+  DynamicState s;
+  for (const auto& n : nodes) apply_action(RdzvAction::AddToParticipants, s, n, l, k_now);
+  return s;
+}
+
+}  // namespace
+
+TEST_CASE("dynamic ops: joining sets the last call at min and completes at max, ranks sorted") {
+  DynamicLimits l{2, 3};
+  DynamicState s;
+  CHECK(join(k_a, s, l) == RdzvAction::AddToParticipants);
+  apply_action(RdzvAction::AddToParticipants, s, k_a, l, k_now);
+  CHECK_FALSE(s.deadline);
+  CHECK(join(k_a, s, l) == RdzvAction::Sync);  // alone, waiting for min
+  apply_action(RdzvAction::AddToParticipants, s, k_b, l, k_now);
+  CHECK(s.deadline == k_now + 30s);
+  CHECK(join(k_a, s, l, k_now + 4s) == RdzvAction::Sync);
+  CHECK(join(k_a, s, l, k_now + 29s) == RdzvAction::KeepAlive);  // my heartbeat is 5 s old
+  CHECK(join(k_a, s, l, k_now + 31s) == RdzvAction::MarkComplete);
+  apply_action(RdzvAction::AddToParticipants, s, k_c, l, k_now);
+  CHECK(s.complete);
+  CHECK_FALSE(s.deadline);
+  // Dict order is join order; ranks follow (fqdn, pid, local_id): a_200 < a_300 < b_100.
+  CHECK(s.participants ==
+        std::vector<std::pair<NodeDesc, std::int64_t>>{{k_a, 1}, {k_b, 2}, {k_c, 0}});
+  CHECK(join(k_a, s, l) == RdzvAction::Finish);
+}
+
+TEST_CASE("dynamic ops: a late node waits for the next round only while the round has room") {
+  DynamicLimits l{2, 3};
+  DynamicState s = joined({k_a, k_b}, l);
+  apply_action(RdzvAction::MarkComplete, s, k_a, l, k_now);
+  NodeDesc late{"z", 1, 0};
+  CHECK(join(late, s, l) == RdzvAction::AddToWaitList);
+  apply_action(RdzvAction::AddToWaitList, s, late, l, k_now);
+  CHECK(join(late, s, l) == RdzvAction::Sync);
+  DynamicLimits full{2, 2};
+  DynamicState f = joined({k_a, k_b}, full);
+  CHECK(join(late, f, full) == RdzvAction::Sync);  // full: poll until the join timeout
+}
+
+TEST_CASE("dynamic ops: the last participant to leave a complete round starts the next one") {
+  DynamicLimits l{2, 2};
+  DynamicState s = joined({k_a, k_b}, l);
+  CHECK(decide_exit(RdzvContext{k_a, s, l, k_now}) == RdzvAction::RemoveFromParticipants);
+  apply_action(RdzvAction::RemoveFromParticipants, s, k_a, l, k_now);
+  CHECK(s.complete);
+  CHECK(s.round == 0);
+  apply_action(RdzvAction::RemoveFromParticipants, s, k_b, l, k_now);
+  CHECK_FALSE(s.complete);
+  CHECK(s.round == 1);
+  CHECK(decide_exit(RdzvContext{k_a, s, l, k_now}) == RdzvAction::Finish);
+}
+
+TEST_CASE("dynamic ops: heartbeats older than 15 s remove their node, with the epilogue") {
+  DynamicLimits l{2, 3};
+  DynamicState s = joined({k_a, k_b}, l);
+  s.last_heartbeats[1].second = k_now - 16s;
+  CHECK(remove_dead_nodes(s, l, k_now + 0s) == std::vector<NodeDesc>{k_b});
+  CHECK(s.participants.size() == 1);
+  CHECK_FALSE(s.deadline);  // fewer than min again: no last call
+  CHECK(remove_dead_nodes(s, l, k_now).empty());
+}
+
+TEST_CASE("dynamic ops: keep-alive every 5 s, closed runs and timeouts") {
+  DynamicLimits l{1, 2};
+  DynamicState s = joined({k_a}, l);
+  CHECK(decide_keep_alive(RdzvContext{k_a, s, l, k_now + 4s}) == RdzvAction::Finish);
+  CHECK(decide_keep_alive(RdzvContext{k_a, s, l, k_now + 5s}) == RdzvAction::KeepAlive);
+  apply_action(RdzvAction::KeepAlive, s, k_a, l, k_now + 5s);
+  CHECK(s.last_heartbeats[0].second == k_now + 5s);
+  CHECK(join(k_b, s, l, k_now) == RdzvAction::AddToParticipants);
+  CHECK(decide_join(RdzvContext{k_a, s, l, k_now, true, true}) ==
+        RdzvAction::RemoveFromParticipants);
+  CHECK(decide_join(RdzvContext{k_a, s, l, k_now, true, false}) == RdzvAction::ErrorTimeout);
+  apply_action(RdzvAction::MarkClosed, s, k_a, l, k_now);
+  CHECK(join(k_b, s, l) == RdzvAction::ErrorClosed);
+  CHECK(decide_close(RdzvContext{k_a, s, l, k_now}) == RdzvAction::Finish);
+}
