@@ -355,12 +355,38 @@ def c10d_interop_torchrun_hosts(h):
     _c10d_interop(h, False)
 
 
+def c10d_node_lost(h):
+    """c10d, --nnodes=2:3: an ejob-agent hosts, a torchrun agent and a second ejob-agent join;
+    the second ejob-agent is SIGKILLed with its worker mid-training. The survivors' workers
+    fail, their agents re-rendezvous, the dead node's heartbeat expires (15 s) and the two
+    left form a world of 2 and finish."""
+    port = free_port()
+    common = ["--local_addr=127.0.0.1", "--rdzv_backend=c10d", "--rdzv_endpoint=127.0.0.1:%d" % port,
+              "--rdzv_id=c10dloss", "--nnodes=2:3", "--max_restarts=3"]
+    worker = [os.path.join(HERE, "gloo_elastic.py"), "--out", h.out, "--final-world", "2"]
+    conf = "--rdzv_conf=last_call_timeout=2"
+    host = h.ejob("ejob0", common + [conf] + worker)
+    time.sleep(0.5)
+    survivor = h.torchrun("torchrun1", common + [conf + ",is_host=0"] + worker)
+    victim = h.ejob("ejob2", common + [conf + ",is_host=0"] + worker)
+    wait_until(lambda: len([r for r in h.records() if r["world"] == 3]) == 3, 90, "a world of 3")
+    victim.kill_all()
+    lost_at = time.time()
+    for a in (host, survivor):
+        expect_exit(a, 0, timeout=150)
+    finals = [r for r in h.records() if r["world"] == 2]
+    check(sorted(r["rank"] for r in finals) == [0, 1], "world of 2 %s" % finals)
+    check(all(r["ok"] and r["sum"] == 3.0 for r in finals), "all-reduce %s" % finals)
+    check({r["agent"] for r in finals} == {"ejob0", "torchrun1"}, "survivors %s" % finals)
+    print("node lost -> survivors done in %.1f s" % (time.time() - lost_at))
+
+
 SCENARIOS = {f.__name__: f for f in [
     fixed, elastic_last_call, late_joiner_scale_up, worker_crash_restart, worker_failure_final,
     agent_killed, signal_forwarding, closed_rendezvous, etcd_restart, malformed_state,
     https_client_certs, etcd_late, cli_errors,
     standalone, interop_ejob_first, interop_torchrun_first, interop_restart,
-    c10d_interop_ejob_hosts, c10d_interop_torchrun_hosts]}
+    c10d_interop_ejob_hosts, c10d_interop_torchrun_hosts, c10d_node_lost]}
 
 if __name__ == "__main__":
     sys.exit(run_scenarios(SCENARIOS, sys.argv))
