@@ -9,6 +9,7 @@
 #include "ejob/agent/agent.hpp"
 #include "ejob/agent/c10d_round_source.hpp"
 #include "ejob/agent/etcd_round_source.hpp"
+#include "ejob/agent/etcd_v2_round_source.hpp"
 #include "ejob/agent/host_identity.hpp"
 #include "ejob/agent/log.hpp"
 #include "ejob/agent/static_round_source.hpp"
@@ -31,6 +32,7 @@ struct CurlGlobal {
 std::unique_ptr<RoundSource> make_source(const LaunchConfig& c) {
   if (c.backend == Backend::Static) return std::make_unique<StaticRoundSource>(c);
   if (c.backend == Backend::C10d) return std::make_unique<C10dRoundSource>(c);
+  if (c.backend == Backend::EtcdV2) return std::make_unique<EtcdV2RoundSource>(c);
   EtcdClientOptions o;
   o.host = c.endpoint.host;
   o.port = c.endpoint.port;
@@ -69,7 +71,7 @@ int agent_main(int argc, char** argv) {
     }
     LaunchConfig config = make_launch_config(options, env, detect_host(env));
     warn_omp(config, env);
-    static CurlGlobal curl(config.backend == Backend::Etcd && config.etcd.protocol == "https");
+    static CurlGlobal curl(config.etcd.protocol == "https");
     signals.exit_on_signal();
     source = make_source(config);
     Agent agent(config, env, *source, signals);

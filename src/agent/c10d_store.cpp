@@ -87,16 +87,14 @@ std::optional<StateBackend::Stored> C10dStateBackend::set_state(
   return now;
 }
 
-void TcpPrefixStore::set(const std::string& key, const std::string& value) {
-  m_client.set(m_prefix + "/" + key, value);
+void TcpKeyValueStore::set(const std::string& key, const std::string& value) {
+  m_client.set(key, value);
 }
 
-std::vector<std::string> TcpPrefixStore::get(const std::vector<std::string>& keys) {
-  std::vector<std::string> full;
-  for (const auto& k : keys) full.push_back(m_prefix + "/" + k);
-  m_client.wait(full, std::chrono::seconds(300));
+std::vector<std::string> TcpKeyValueStore::get(const std::vector<std::string>& keys) {
+  m_client.wait(keys, std::chrono::seconds(300));
   std::vector<std::string> values;
-  for (const auto& k : full) values.push_back(m_client.get(k));
+  for (const auto& k : keys) values.push_back(m_client.get(k));
   return values;
 }
 

@@ -37,18 +37,16 @@ class C10dStateBackend : public StateBackend {
   std::string m_key;
 };
 
-/// torch's PrefixStore("torch.rendezvous.<run_id>.<round>", store): key k is `<prefix>/k`.
-class TcpPrefixStore : public KeyValueStore {
+/// A TCPStore as the agents' KeyValueStore (keys get torch's leading '/' from the client).
+class TcpKeyValueStore : public KeyValueStore {
  public:
-  TcpPrefixStore(TcpStoreClient& client, std::string prefix)
-      : m_client(client), m_prefix(std::move(prefix)) {}
+  explicit TcpKeyValueStore(TcpStoreClient& client) : m_client(client) {}
   void set(const std::string& key, const std::string& value) override;
   /// WAIT for all keys at once, then GET each.
   std::vector<std::string> get(const std::vector<std::string>& keys) override;
 
  private:
   TcpStoreClient& m_client;
-  std::string m_prefix;
 };
 
 }  // namespace ejob::agent

@@ -18,6 +18,25 @@ class KeyValueStore {
   virtual std::vector<std::string> get(const std::vector<std::string>& keys) = 0;
 };
 
+/// torch's PrefixStore(prefix, store): key k is `<prefix>/k` in the store below.
+class PrefixStore : public KeyValueStore {
+ public:
+  PrefixStore(KeyValueStore& store, std::string prefix)
+      : m_store(store), m_prefix(std::move(prefix)) {}
+  void set(const std::string& key, const std::string& value) override {
+    m_store.set(m_prefix + "/" + key, value);
+  }
+  std::vector<std::string> get(const std::vector<std::string>& keys) override {
+    std::vector<std::string> full;
+    for (const auto& k : keys) full.push_back(m_prefix + "/" + k);
+    return m_store.get(full);
+  }
+
+ private:
+  KeyValueStore& m_store;
+  std::string m_prefix;
+};
+
 /// share_and_gather as torch's store_util.synchronize: publish `data` under
 /// `<prefix><rank>`, read all `<prefix>0..world-1`, write `<prefix><rank>.FIN`; rank 0 also
 /// waits for every `.FIN`. Returns the values by rank.

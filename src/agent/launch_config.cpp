@@ -54,11 +54,9 @@ Backend resolve_backend(const std::string& name) {
   if (name == "etcd") return Backend::Etcd;
   if (name == "static") return Backend::Static;
   if (name == "c10d") return Backend::C10d;
-  if (name == "etcd-v2")
-    usage("--rdzv_backend=" + name +
-          " is not supported by ejob-agent yet; use c10d, etcd (the ElasticJob "
-          "controller's choice) or static");
-  usage("--rdzv_backend=" + name + ": unknown rendezvous backend (supported: c10d, etcd, static)");
+  if (name == "etcd-v2") return Backend::EtcdV2;
+  usage("--rdzv_backend=" + name +
+        ": unknown rendezvous backend (supported: c10d, etcd, etcd-v2, static)");
 }
 
 std::string random_id() {
@@ -163,9 +161,11 @@ LaunchConfig make_launch_config(const LaunchOptions& o, const Environment& env,
   if (c.backend == Backend::Etcd) {
     c.etcd = etcd_settings(conf);
     c.endpoint = parse_endpoint(o.rdzv_endpoint, 2379);
-  } else if (c.backend == Backend::C10d) {
+  } else if (c.backend == Backend::C10d || c.backend == Backend::EtcdV2) {
     c.dynamic = dynamic_settings(conf);
-    c.endpoint = parse_endpoint(o.rdzv_endpoint, 29400);
+    bool v2 = c.backend == Backend::EtcdV2;
+    c.endpoint = parse_endpoint(o.rdzv_endpoint, v2 ? 2379 : 29400);
+    if (v2) c.etcd = etcd_v2_settings(conf);
     if (c.run_id.empty()) usage("The run id must be a non-empty string.");
   } else if (!o.standalone) {
     if (c.min_nodes != c.max_nodes)

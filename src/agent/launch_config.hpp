@@ -13,7 +13,7 @@
 namespace ejob::agent {
 
 /// The rendezvous backends ejob-agent implements.
-enum class Backend { Etcd, C10d, Static };
+enum class Backend { Etcd, C10d, EtcdV2, Static };
 
 /// torch's Std flags: which worker streams go to files.
 enum class StdStreams : int { None = 0, Out = 1, Err = 2, All = 3 };
@@ -56,7 +56,7 @@ struct LaunchConfig {
 };
 
 /// Validates and resolves the options. Throws ejob::Error(Usage) with a message naming the
-/// flag, e.g. for `--nnodes=3:2`, `--rdzv_backend=etcd-v2`, `--no_python` with `-m`.
+/// flag, e.g. for `--nnodes=3:2`, `--rdzv_backend=zk`, `--no_python` with `-m`.
 LaunchConfig make_launch_config(const LaunchOptions& options, const Environment& env,
                                 const HostInfo& host);
 

@@ -92,11 +92,16 @@ TEST_CASE("launch config: backends, standalone and static") {
   CHECK(config_error({"--rdzv_backend=c10d", "--rdzv_conf=is_host=maybe", "t.py"}) ==
         "The rendezvous configuration option 'is_host' does not represent a valid boolean "
         "value.");
-  CHECK(config_error({"--rdzv_backend=etcd-v2", "t.py"}) ==
-        "--rdzv_backend=etcd-v2 is not supported by ejob-agent yet; use c10d, etcd (the "
-        "ElasticJob controller's choice) or static");
+  LaunchConfig v2 = config({"--rdzv_backend=etcd-v2", "--rdzv_endpoint=e", "--rdzv_id=j",
+                            "--rdzv_conf=protocol=https,ca_cert=ca.pem,read_timeout=5", "t.py"});
+  CHECK(v2.backend == Backend::EtcdV2);
+  CHECK(v2.endpoint.port == 2379);
+  CHECK(v2.etcd.protocol == "https");
+  CHECK(v2.etcd.cacert == "ca.pem");
+  CHECK(v2.dynamic.read_timeout_s == 5);
   CHECK(config_error({"--rdzv_backend=zk", "t.py"}) ==
-        "--rdzv_backend=zk: unknown rendezvous backend (supported: c10d, etcd, static)");
+        "--rdzv_backend=zk: unknown rendezvous backend (supported: c10d, etcd, etcd-v2, "
+        "static)");
   LaunchConfig s = config({"--standalone", "--rdzv_backend=c10d", "t.py"});
   CHECK(s.backend == Backend::Static);
   CHECK(s.standalone);

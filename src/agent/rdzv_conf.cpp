@@ -137,6 +137,20 @@ int positive_seconds(const std::map<std::string, std::string>& conf, const std::
 
 }  // namespace
 
+EtcdSettings etcd_v2_settings(const std::map<std::string, std::string>& conf) {
+  EtcdSettings s;
+  auto get = [&](const char* key, std::string& out) {
+    if (auto it = conf.find(key); it != conf.end()) out = it->second;
+  };
+  get("protocol", s.protocol);
+  get("ca_cert", s.cacert);
+  get("ssl_cert", s.cert);
+  get("ssl_cert_key", s.key);
+  if (s.protocol != "http" && s.protocol != "https")
+    throw Error(ErrorCode::Usage, "The protocol must be HTTP or HTTPS.");
+  return s;
+}
+
 DynamicSettings dynamic_settings(const std::map<std::string, std::string>& conf) {
   DynamicSettings s;
   s.is_host = conf_bool(conf, "is_host");

@@ -35,6 +35,11 @@ struct EtcdSettings {
 /// non-integer timeout or a protocol other than http/https.
 EtcdSettings etcd_settings(const std::map<std::string, std::string>& conf);
 
+/// What the etcd-v2 backend reads from --rdzv_conf: `protocol` (http|https), `ca_cert`,
+/// `ssl_cert`, `ssl_cert_key` (torch's etcd_rendezvous_backend names). Throws
+/// ejob::Error(Usage) for another protocol.
+EtcdSettings etcd_v2_settings(const std::map<std::string, std::string>& conf);
+
 /// What the dynamic rendezvous (c10d) reads from --rdzv_conf, with torch 1.13's defaults.
 struct DynamicSettings {
   std::optional<bool> is_host;  ///< unset: inferred from the endpoint

@@ -237,8 +237,8 @@ def etcd_late(h):
 def cli_errors(h):
     """Bad command lines exit 2 with argparse-style messages; --help exits 0."""
     cases = [(["--nproc-per-node=1", "--frobnicate", "x.py"], "unrecognized arguments: --frobnicate"),
-             (["--rdzv_backend=etcd-v2", "x.py"], "--rdzv_backend=etcd-v2 is not supported by "
-              "ejob-agent yet; use c10d, etcd (the ElasticJob controller's choice) or static"),
+             (["--rdzv_backend=zk", "x.py"], "--rdzv_backend=zk: unknown rendezvous backend "
+              "(supported: c10d, etcd, etcd-v2, static)"),
              (["--rdzv_backend=c10d", "--rdzv_conf=is_host=perhaps", "x.py"],
               "The rendezvous configuration option 'is_host' does not represent a valid boolean "
               "value."),
@@ -381,12 +381,35 @@ def c10d_node_lost(h):
     print("node lost -> survivors done in %.1f s" % (time.time() - lost_at))
 
 
+def etcd_v2_interop(h):
+    """etcd-v2: 2 ejob-agents + 2 torchrun agents (started alternately) in one round; gloo
+    all_reduce over 4 ranks; the state torch reads back from etcd is closed."""
+    h.start_etcd()
+    args = ["--local_addr=127.0.0.1", "--rdzv_backend=etcd-v2", "--rdzv_endpoint=" + h.etcd.endpoint,
+            "--rdzv_id=v2mix", "--nnodes=4", os.path.join(HERE, "gloo_allreduce.py"), "--out", h.out,
+            "--expect-world", "4"]
+    for i in range(2):
+        h.torchrun("torchrun%d" % i, args)
+        h.ejob("ejob%d" % i, args)
+        time.sleep(0.5)
+    for a in h.agents:
+        expect_exit(a, 0, timeout=150)
+    recs = h.records()
+    check(sorted(r["rank"] for r in recs) == [0, 1, 2, 3], "ranks %s" % recs)
+    check(all(r["ok"] and r["sum"] == 10.0 and r["world"] == 4 for r in recs), "all-reduce %s" % recs)
+    import base64
+    import pickle
+    node = h.etcd.get("/torch/elastic/rendezvous/v2mix")["node"]
+    state = pickle.loads(base64.b64decode(node["value"]))
+    check(state.closed and state.round == 0 and len(state.participants) == 4, "state %s" % vars(state))
+
+
 SCENARIOS = {f.__name__: f for f in [
     fixed, elastic_last_call, late_joiner_scale_up, worker_crash_restart, worker_failure_final,
     agent_killed, signal_forwarding, closed_rendezvous, etcd_restart, malformed_state,
     https_client_certs, etcd_late, cli_errors,
     standalone, interop_ejob_first, interop_torchrun_first, interop_restart,
-    c10d_interop_ejob_hosts, c10d_interop_torchrun_hosts, c10d_node_lost]}
+    c10d_interop_ejob_hosts, c10d_interop_torchrun_hosts, c10d_node_lost, etcd_v2_interop]}
 
 if __name__ == "__main__":
     sys.exit(run_scenarios(SCENARIOS, sys.argv))

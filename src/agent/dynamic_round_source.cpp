@@ -1,0 +1,138 @@
+#include "ejob/agent/dynamic_round_source.hpp"
+
+#include <sys/eventfd.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <thread>
+
+#include "ejob/agent/host_identity.hpp"
+#include "ejob/agent/log.hpp"
+#include "ejob/agent/rank_assignment.hpp"
+#include "ejob/util/error.hpp"
+
+namespace ejob::agent {
+namespace {
+
+/// How often a running round is checked for waiting nodes (torchrun: every monitor interval,
+/// 5 s; a state read is one small request, and a waiting node should not wait long).
+constexpr std::chrono::milliseconds k_watch_interval{1000};
+
+/// Signals an eventfd when nodes wait to join the running round; torchrun notices the same
+/// at its next monitor tick.
+class DynamicRoundWatcher : public RoundWatcher {
+ public:
+  explicit DynamicRoundWatcher(DynamicRendezvous& rdzv)
+      : m_rdzv(rdzv), m_fd(::eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK)) {
+    m_thread = std::thread([this] { run(); });
+  }
+  ~DynamicRoundWatcher() override {
+    stop();
+    ::close(m_fd);
+  }
+  [[nodiscard]] int fd() const override { return m_fd; }
+  void stop() override {
+    m_stop = true;
+    if (m_thread.joinable()) m_thread.join();
+  }
+
+ private:
+  void run() {
+    while (!m_stop) {
+      std::this_thread::sleep_for(k_watch_interval);
+      try {
+        if (!m_stop && m_rdzv.num_nodes_waiting() > 0) {
+          std::uint64_t one = 1;
+          [[maybe_unused]] auto n = ::write(m_fd, &one, sizeof one);
+          return;
+        }
+      } catch (const Error& e) {
+        log_warning("checking the rendezvous for waiting nodes failed: " + e.message());
+      }
+    }
+  }
+
+  DynamicRendezvous& m_rdzv;
+  int m_fd;
+  std::atomic<bool> m_stop{false};
+  std::thread m_thread;
+};
+
+int parse_port(const std::string& text, const std::string& round) {
+  try {
+    return std::stoi(text);
+  } catch (const std::exception&) {
+    throw Error(ErrorCode::Input, "MASTER_PORT in the rendezvous store is not a number: " + text +
+                                      " (round " + round + ")");
+  }
+}
+
+}  // namespace
+
+void DynamicRoundSource::start(std::unique_ptr<StateBackend> backend, KeyValueStore& store) {
+  m_store = &store;
+  DynamicLimits limits;
+  limits.min_nodes = m_config.min_nodes;
+  limits.max_nodes = m_config.max_nodes;
+  limits.last_call = std::chrono::seconds(m_config.dynamic.last_call_timeout_s);
+  DynamicTimeouts timeouts;
+  timeouts.join = std::chrono::seconds(m_config.dynamic.join_timeout_s);
+  timeouts.close = std::chrono::seconds(m_config.dynamic.close_timeout_s);
+  // As torch's _NodeDesc: socket.getfqdn(), the agent's pid, the handler's local id (0).
+  NodeDesc me{fq_hostname(), ::getpid(), 0};
+  m_rdzv = std::make_unique<DynamicRendezvous>(std::move(backend), me, limits, timeouts);
+}
+
+std::string DynamicRoundSource::round_prefix(const std::string& round) const {
+  return "torch.rendezvous." + m_config.run_id + "." + round;
+}
+
+Round DynamicRoundSource::next_round() {
+  DynamicWorld w = m_rdzv->next_rendezvous();
+  Round round;
+  round.version = std::to_string(w.round);
+  round.group_rank = w.rank;
+  round.group_world_size = w.world_size;
+  PrefixStore store(*m_store, round_prefix(round.version));
+  std::vector<std::string> raw =
+      synchronize(store, to_json(RoleInfo{m_config.role, w.rank, m_config.nproc_per_node}), w.rank,
+                  w.world_size, "torchelastic/role_info");
+  std::vector<RoleInfo> infos;
+  for (const auto& s : raw) infos.push_back(parse_role_info(s));
+  round.ranks = assign_ranks(infos, w.rank);
+  if (w.rank == 0) {
+    store.set("MASTER_ADDR", m_config.local_addr.value_or(fq_hostname()));
+    store.set("MASTER_PORT", std::to_string(free_local_port()));
+  }
+  std::vector<std::string> master = store.get({"MASTER_ADDR", "MASTER_PORT"});
+  round.master_addr = master[0];
+  round.master_port = parse_port(master[1], round.version);
+  log_info("round " + round.version + ": group_rank=" + std::to_string(w.rank) +
+           " group_world_size=" + std::to_string(w.world_size) +
+           " world_size=" + std::to_string(round.ranks.world_size) +
+           " master=" + round.master_addr + ":" + std::to_string(round.master_port));
+  return round;
+}
+
+std::unique_ptr<RoundWatcher> DynamicRoundSource::watch(const Round&) {
+  return std::make_unique<DynamicRoundWatcher>(*m_rdzv);
+}
+
+void DynamicRoundSource::exit_barrier(const Round& round) {
+  try {
+    PrefixStore store(*m_store, round_prefix(round.version));
+    synchronize(store, std::to_string(round.group_rank), round.group_rank, round.group_world_size,
+                "torchelastic/agent/terminal_state");
+  } catch (const Error& e) {
+    log_warning("exit barrier failed (ignored, as torchrun does): " + e.message());
+  }
+}
+
+void DynamicRoundSource::shutdown() {
+  if (m_shut_down || !m_rdzv) return;
+  m_shut_down = true;
+  m_rdzv->shutdown();
+  after_shutdown();
+}
+
+}  // namespace ejob::agent
