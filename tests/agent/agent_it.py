@@ -381,6 +381,44 @@ def c10d_node_lost(h):
     print("node lost -> survivors done in %.1f s" % (time.time() - lost_at))
 
 
+def c10d_restart(h):
+    """c10d: a worker crashes in a mixed group (an ejob-agent hosting + a torchrun agent): the
+    failing agent leaves for the wait list, the other sees a waiting node and re-joins, and
+    round 1 all-reduces again."""
+    port = free_port()
+    args = ["--local_addr=127.0.0.1", "--rdzv_backend=c10d", "--rdzv_endpoint=127.0.0.1:%d" % port,
+            "--rdzv_id=c10dr", "--nnodes=2", "--max_restarts=2"]
+    worker = [os.path.join(HERE, "gloo_allreduce.py"), "--out", h.out, "--expect-world", "2",
+              "--crash-once", os.path.join(h.root, "crashed")]
+    h.ejob("ejob0", args + worker)
+    time.sleep(0.5)
+    h.torchrun("torchrun0", args + ["--rdzv_conf=is_host=0"] + worker)
+    for a in h.agents:
+        expect_exit(a, 0, timeout=180)
+    recs = h.records()
+    check(sorted(r["rank"] for r in recs) == [0, 1], "ranks %s" % recs)
+    check(all(r["ok"] and r["sum"] == 3.0 and r["restart_count"] >= 1 for r in recs), "round 2 %s" % recs)
+    check("round 1: group_rank=" in h.agents[0].output(), "a second round")
+
+
+def c10d_malformed_state(h):
+    """c10d: a state that is not base64 of a pickle (written by a foreign client) ends the
+    agent with exit 1 and a message naming the store and the key."""
+    port = free_port()
+    a = h.ejob("ejob0", ["--rdzv_backend=c10d", "--rdzv_endpoint=127.0.0.1:%d" % port,
+                         "--rdzv_id=bad", "--nnodes=2"] + h.worker_args())
+    import datetime
+    from torch.distributed import TCPStore
+    store = TCPStore("127.0.0.1", port, None, False, datetime.timedelta(seconds=30))
+    wait_until(lambda: store.get("torch.rendezvous.bad") != b"Y2FuaW1hZGFt", 30, "the first state")
+    store.set("torch.rendezvous.bad", "bm90IGEgcGlja2xl")  # base64 of "not a pickle"
+    del store  # the hosting agent keeps its store up while clients are connected
+    expect_exit(a, 1, timeout=60)
+    msg = ("rendezvous state: pickle opcode 0x6e at byte 0 is not one a torch rendezvous state "
+           "uses (TCPStore 127.0.0.1:%d key torch.rendezvous.bad)" % port)
+    check(msg in a.output(), a.output())
+
+
 def etcd_v2_interop(h):
     """etcd-v2: 2 ejob-agents + 2 torchrun agents (started alternately) in one round; gloo
     all_reduce over 4 ranks; the state torch reads back from etcd is closed."""
@@ -409,7 +447,8 @@ SCENARIOS = {f.__name__: f for f in [
     agent_killed, signal_forwarding, closed_rendezvous, etcd_restart, malformed_state,
     https_client_certs, etcd_late, cli_errors,
     standalone, interop_ejob_first, interop_torchrun_first, interop_restart,
-    c10d_interop_ejob_hosts, c10d_interop_torchrun_hosts, c10d_node_lost, etcd_v2_interop]}
+    c10d_interop_ejob_hosts, c10d_interop_torchrun_hosts, c10d_node_lost, etcd_v2_interop,
+    c10d_restart, c10d_malformed_state]}
 
 if __name__ == "__main__":
     sys.exit(run_scenarios(SCENARIOS, sys.argv))
