@@ -1,5 +1,5 @@
 """ejob-agent next to torchrun (Debian's torch 1.13 through tests/agent/torchrun_wrapper.py) on
-one real etcd, in one run. Prints each figure and the ratio torchrun / ejob-agent.
+one real etcd (or, with --backend c10d, one TCPStore hosted by the first agent), in one run. Prints each figure and the ratio torchrun / ejob-agent.
 
   1. peak RSS of the agent process (VmHWM), 1 node, 1 worker
   2. kill -9 of one worker (2 nodes, --max_restarts=1) -> both workers running again
@@ -7,7 +7,8 @@ one real etcd, in one run. Prints each figure and the ratio torchrun / ejob-agen
   4. rendezvous of N ejob-agents, N = 2..128 (launch -> all N workers running)
 
 Workers are the stdlib test worker (tests/agent/worker.py) so the figures measure the agents,
-not torch's import time. Usage: bench.py AGENT_BINARY [--max-n 128] [--repeat 3]
+not torch's import time. Usage: bench.py AGENT_BINARY [--backend etcd|c10d] [--max-n 128]
+[--repeat 3]
 """
 import argparse
 import os
@@ -18,11 +19,21 @@ import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, "..", "..", "tests", "agent"))
-from harness import Harness, wait_until  # noqa: E402
+from harness import Harness, free_port, wait_until  # noqa: E402
+
+BACKEND = "etcd"
 
 
 def rdzv(h, run_id, nnodes, *extra):
-    return ["--rdzv_backend=etcd", "--rdzv_endpoint=" + h.etcd.endpoint, "--rdzv_id=" + run_id,
+    if BACKEND == "c10d":
+        # Every agent names the same local endpoint: the first to bind hosts the store, the
+        # others (ejob-agent and torchrun alike) fall back to being its clients.
+        if not hasattr(h, "store_port"):
+            h.store_port = free_port()
+        endpoint = "127.0.0.1:%d" % h.store_port
+    else:
+        endpoint = h.etcd.endpoint
+    return ["--rdzv_backend=" + BACKEND, "--rdzv_endpoint=" + endpoint, "--rdzv_id=" + run_id,
             "--nnodes=" + nnodes] + list(extra)
 
 
@@ -130,7 +141,10 @@ def main():
     p.add_argument("agent")
     p.add_argument("--repeat", type=int, default=3)
     p.add_argument("--max-n", type=int, default=128)
+    p.add_argument("--backend", choices=["etcd", "c10d"], default="etcd")
     a = p.parse_args()
+    global BACKEND
+    BACKEND = a.backend
     binary = os.path.abspath(a.agent)
     rows = []
     for name, fn, unit, target in [("peak RSS of the agent", bench_rss, "MiB", 20),

@@ -3,7 +3,8 @@
 #include <sys/eventfd.h>
 #include <unistd.h>
 
-#include <atomic>
+#include <condition_variable>
+#include <mutex>
 #include <thread>
 
 #include "ejob/agent/host_identity.hpp"
@@ -31,17 +32,26 @@ class DynamicRoundWatcher : public RoundWatcher {
     ::close(m_fd);
   }
   [[nodiscard]] int fd() const override { return m_fd; }
+  /// Does not wait out the poll interval: the agent stops the watch right after its workers
+  /// ended.
   void stop() override {
-    m_stop = true;
+    {
+      std::lock_guard lock(m_mutex);
+      m_stop = true;
+    }
+    m_wake.notify_all();
     if (m_thread.joinable()) m_thread.join();
   }
 
  private:
   void run() {
-    while (!m_stop) {
-      std::this_thread::sleep_for(k_watch_interval);
+    while (true) {
+      {
+        std::unique_lock lock(m_mutex);
+        if (m_wake.wait_for(lock, k_watch_interval, [this] { return m_stop; })) return;
+      }
       try {
-        if (!m_stop && m_rdzv.num_nodes_waiting() > 0) {
+        if (m_rdzv.num_nodes_waiting() > 0) {
           std::uint64_t one = 1;
           [[maybe_unused]] auto n = ::write(m_fd, &one, sizeof one);
           return;
@@ -54,7 +64,9 @@ class DynamicRoundWatcher : public RoundWatcher {
 
   DynamicRendezvous& m_rdzv;
   int m_fd;
-  std::atomic<bool> m_stop{false};
+  std::mutex m_mutex;
+  std::condition_variable m_wake;
+  bool m_stop = false;
   std::thread m_thread;
 };
 
