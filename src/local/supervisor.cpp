@@ -59,6 +59,7 @@ class Supervisor {
   NodeState* node_of_pid(pid_t pid);
   NodeState* node_at(int index);
   int active_nodes() const;
+  int staying_nodes() const;  ///< running and not being stopped
 
   fs::path m_dir;
   LaunchSpec m_spec;
@@ -159,7 +160,7 @@ void Supervisor::on_node_exit(NodeState& node, int code) {
   const std::string why = m_ending.count(index) ? m_ending[index] : "";
   m_ending.erase(index);
   const std::string what = node_name(index) + " exited " + std::to_string(code);
-  if (why == "removed" || m_stopping) {
+  if (why == "removed" || why == "stopped" || m_stopping) {
     node.status = why == "removed" ? "removed" : "stopped";
     event("Normal", "NodeRemoved", what);
   } else if (code == 0) {
@@ -197,8 +198,9 @@ void Supervisor::scale_to(int nodes) {
   nodes = std::clamp(nodes, m_spec.min_nodes, m_spec.max_nodes);
   m_state.desired_nodes = nodes;
   event("Normal", "Scaled", "scaled to " + std::to_string(nodes) + " nodes");
-  while (active_nodes() < nodes) add_node();
-  for (auto it = m_state.nodes.rbegin(); it != m_state.nodes.rend() && active_nodes() > nodes;
+  while (staying_nodes() < nodes) add_node();
+  // The newest nodes go first, as a scale-down of a ReplicaSet removes the youngest pods.
+  for (auto it = m_state.nodes.rbegin(); it != m_state.nodes.rend() && staying_nodes() > nodes;
        ++it) {
     if (it->pid == 0 || m_ending.count(it->index)) continue;
     m_ending[it->index] = "removed";
@@ -239,7 +241,10 @@ void Supervisor::decide_end() {
   const bool all_done = std::all_of(
       m_state.nodes.begin(), m_state.nodes.end(),
       [](const NodeState& n) { return n.status == "succeeded" || n.status == "removed"; });
-  if (all_done && active_nodes() == 0 && !m_state.nodes.empty())
+  const bool any_succeeded =
+      std::any_of(m_state.nodes.begin(), m_state.nodes.end(),
+                  [](const NodeState& n) { return n.status == "succeeded"; });
+  if (all_done && any_succeeded && active_nodes() == 0)
     finish(Phase::Succeeded, 0, "every node finished");
 }
 
@@ -290,6 +295,12 @@ NodeState* Supervisor::node_at(int index) {
 int Supervisor::active_nodes() const {
   return static_cast<int>(std::count_if(m_state.nodes.begin(), m_state.nodes.end(),
                                         [](const NodeState& n) { return n.pid != 0; }));
+}
+
+int Supervisor::staying_nodes() const {
+  return static_cast<int>(
+      std::count_if(m_state.nodes.begin(), m_state.nodes.end(),
+                    [&](const NodeState& n) { return n.pid != 0 && !m_ending.count(n.index); }));
 }
 
 /// Signals arrive through a signalfd, so none interrupts the supervisor between two writes of

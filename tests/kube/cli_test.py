@@ -67,7 +67,8 @@ class Base(unittest.TestCase):
     def setUp(self):
         self.server = Server()
         self.env = dict(os.environ, KUBECONFIG=self.server.kubeconfig,
-                        KUBECACHEDIR=os.path.join(self.server.dir, "cache"), HOME=self.server.dir)
+                        KUBECACHEDIR=os.path.join(self.server.dir, "cache"), HOME=self.server.dir,
+                        XDG_STATE_HOME=os.path.join(self.server.dir, "state"))
 
     def tearDown(self):
         self.server.stop()

@@ -1,0 +1,321 @@
+"""Integration tests of local jobs (`ejob submit --local`): the real ejob, ejob-agent, etcd and
+Debian's python3-torch training examples/digits/train.py.
+
+Usage: local_it.py EJOB_BINARY SCENARIO...   (CTest runs one scenario per test)
+
+Each scenario gets its own state folder (XDG_STATE_HOME in a temporary folder); whatever a
+scenario started is stopped at its end, also when it fails (every session the state names).
+"""
+import json
+import os
+import re
+import shutil
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "agent"))
+from harness import Failure, check, pid_alive, wait_until  # noqa: E402
+
+REPO = os.path.abspath(os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", ".."))
+JOBFILE = os.path.join(REPO, "examples", "digits.yaml")
+SCRIPT = os.path.join(REPO, "examples", "digits", "train.py")
+
+
+def session_members(sid):
+    """Live pids whose session is `sid` (what a node or the supervisor may have left)."""
+    out = []
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit():
+            continue
+        try:
+            with open("/proc/%s/stat" % entry) as f:
+                fields = f.read().rsplit(")", 1)[1].split()
+        except OSError:
+            continue
+        if int(fields[3]) == sid and fields[0] not in "ZX":
+            out.append(int(entry))
+    return out
+
+
+def port_bound(port):
+    import socket
+    with socket.socket() as s:
+        return s.connect_ex(("127.0.0.1", port)) == 0
+
+
+class Local:
+    def __init__(self, ejob):
+        self.ejob_binary = os.path.abspath(ejob)
+        self.tmp = tempfile.mkdtemp(prefix="ejob-local-it-")
+        self.env = dict(os.environ, XDG_STATE_HOME=os.path.join(self.tmp, "state"))
+        self.env.pop("KUBECONFIG", None)
+        self.env["HOME"] = self.tmp  # no ~/.kube/config: no cluster
+        self.sessions = set()
+
+    def ejob(self, *args, check_rc=0, cwd=REPO, env=None, timeout=300):
+        try:
+            p = subprocess.run([self.ejob_binary] + list(args), cwd=cwd, env=env or self.env,
+                               capture_output=True, text=True, timeout=timeout)
+        except subprocess.TimeoutExpired as e:
+            raise Failure("ejob %s still running after %d s:\n%s" % (" ".join(args), timeout, (e.stdout or b"")[-3000:]))
+        if check_rc is not None and p.returncode != check_rc:
+            raise Failure("ejob %s exited %d, expected %d\nstdout:\n%s\nstderr:\n%s" % (
+                " ".join(args), p.returncode, check_rc, p.stdout[-4000:], p.stderr[-4000:]))
+        return p
+
+    def submit(self, name, *extra, epochs=20, **kw):
+        p = self.ejob("submit", JOBFILE, "--local", "--exact-name", "--name", name, *extra,
+                      "--", "examples/digits/train.py", "--epochs=%d" % epochs, **kw)
+        if p.returncode == 0:
+            self.remember(name)
+        return p
+
+    def dir(self, name):
+        return os.path.join(self.env["XDG_STATE_HOME"], "ejob", "local", name)
+
+    def state(self, name):
+        with open(os.path.join(self.dir(name), "state.json")) as f:
+            return json.load(f)
+
+    def remember(self, name):
+        try:
+            s = self.state(name)
+        except (OSError, ValueError):  # gone, or damaged on purpose
+            return
+        self.sessions |= {p for p in [s["supervisorPid"], s["etcdPid"]] + [n["pid"] for n in s["nodes"]] if p}
+
+    def logs(self, name):
+        return self.ejob("logs", name).stdout
+
+    def node_pid(self, name, index):
+        return next(n["pid"] for n in self.state(name)["nodes"] if n["index"] == index)
+
+    def wait_log(self, name, pattern, timeout=120):
+        return wait_until(lambda: re.search(pattern, self.logs(name)), timeout, "/%s/ in the logs of %s" % (pattern, name))
+
+    def close(self):
+        for name in os.listdir(os.path.join(self.env["XDG_STATE_HOME"], "ejob", "local")) \
+                if os.path.isdir(os.path.join(self.env["XDG_STATE_HOME"], "ejob", "local")) else []:
+            self.remember(name)
+            self.ejob("delete", name, check_rc=None)
+        for sid in self.sessions:
+            for pid in session_members(sid):
+                os.kill(pid, signal.SIGKILL)
+        shutil.rmtree(self.tmp, ignore_errors=True)
+
+
+def accuracy(logs):
+    m = re.search(r"test accuracy ([0-9.]+)", logs)
+    check(m, "no test accuracy in the logs:\n" + logs[-3000:])
+    return float(m.group(1))
+
+
+def completes(t):
+    """A job trains to the end: --wait exits 0, the accuracy is good, describe says so."""
+    p = t.submit("dg", "--wait")
+    check("runs locally (2 nodes" in p.stdout, p.stdout)
+    check("not used" in p.stderr and "image" in p.stderr, "the image note: " + p.stderr)
+    check(accuracy(t.logs("dg")) >= 0.9, "accuracy")
+    d = t.ejob("describe", "dg").stdout
+    check(re.search(r"Status:\s+Succeeded", d) and "JobSucceeded" in d, d)
+    lst = t.ejob("list").stdout.splitlines()
+    check(lst[0].split()[-1] == "WHERE" and lst[1].split()[:2] == ["dg", "Succeeded"] and lst[1].split()[-1] == "local", lst)
+    listed = json.loads(t.ejob("list", "-o", "json").stdout)["items"]
+    check([j["metadata"]["name"] for j in listed] == ["dg"], listed)
+
+
+def follow_exits_with_the_result(t):
+    """submit --follow prints every worker's lines, prefixed, and ends with the job."""
+    p = t.submit("dg", "--follow")
+    lines = p.stdout.splitlines()
+    check(any(l.startswith("[worker-0] test accuracy") or l.startswith("[worker-1] test accuracy") for l in lines), p.stdout[-2000:])
+    check(all(l.startswith("[worker-") for l in lines[4:]), "unprefixed line")
+    check("succeeded" in p.stderr, p.stderr)
+
+
+def kill9_resumes_from_the_checkpoint(t):
+    """kill -9 of one node's agent: the node is started again, both re-form a round, and
+    training goes on from the last checkpoint (the epoch is read from the log)."""
+    t.submit("dg", epochs=150)
+    t.wait_log("dg", r"epoch 5/150")
+    victim = t.node_pid("dg", 1)
+    os.kill(victim, signal.SIGKILL)
+    end = t.ejob("logs", "dg", "-f", timeout=200)
+    resumed = [int(x) for x in re.findall(r"resumed from epoch (\d+)", end.stdout)]
+    check(resumed and min(resumed) >= 5, "resumed from %s" % resumed)
+    check(accuracy(end.stdout) >= 0.9, "accuracy")
+    node = [n for n in t.state("dg")["nodes"] if n["index"] == 1][0]
+    check(node["restarts"] == 1 and node["status"] == "succeeded", node)
+    check("NodeRestarted" in t.ejob("describe", "dg").stdout, "event")
+
+
+def scale_up_and_down(t):
+    """One node, then two (a new round with both), then one again."""
+    t.submit("dg", "--set", "workers.replicas=1", epochs=100000)
+    t.wait_log("dg", r"epoch 2/")
+    check("scaled to 2 nodes" in t.ejob("scale", "dg", "--workers", "2").stdout, "scale up")
+    wait_until(lambda: "2 participants" in t.ejob("describe", "dg").stdout and
+               re.search(r"round [2-9]\d* final", t.ejob("describe", "dg").stdout), 90, "a round of 2")
+    t.wait_log("dg", r"world 2")
+    t.ejob("scale", "dg", "--workers", "1")
+    wait_until(lambda: [n["status"] for n in t.state("dg")["nodes"]] == ["running", "removed"], 60, "worker-1 removed")
+    def last_epoch_line():
+        lines = [l for l in t.logs("dg").splitlines() if re.match(r"\[worker-0\] epoch \d+/", l)]
+        return lines[-1] if lines else ""
+    wait_until(lambda: " world 1 " in last_epoch_line(), 120, "worker-0 training alone again")
+    check(t.ejob("scale", "dg", "--workers", "3", check_rc=2).stderr.find("outside") > 0, "3 of max 2")
+    t.remember("dg")
+    t.ejob("delete", "dg")
+
+
+def delete_leaves_nothing(t):
+    """delete stops every process of the job (by session, workers included), frees its etcd
+    port and removes its folder; --keep keeps the folder."""
+    t.submit("dg", epochs=100000)
+    t.wait_log("dg", r"epoch 1/")
+    s = t.state("dg")
+    sessions = [s["supervisorPid"], s["etcdPid"]] + [n["pid"] for n in s["nodes"]]
+    pids = [p for sid in sessions for p in session_members(sid)]
+    check(len(pids) >= 5, "supervisor, etcd, 2 agents, 2 workers: %s" % pids)
+    port = int(s["etcdEndpoint"].rsplit(":", 1)[1])
+    check("deleted" in t.ejob("delete", "dg").stdout, "delete")
+    check(not [p for p in pids if pid_alive(p)], "alive after delete: %s" % [p for p in pids if pid_alive(p)])
+    check(not port_bound(port), "etcd port still bound")
+    check(not os.path.exists(t.dir("dg")), "state folder left")
+    t.submit("kept", epochs=100000)
+    t.ejob("delete", "kept", "--keep")
+    check(os.path.exists(os.path.join(t.dir("kept"), "events.jsonl")), "--keep")
+    check("Stopped" in t.ejob("describe", "kept").stdout, "a kept job is Stopped")
+    t.ejob("logs", "kept", "-f", check_rc=1)
+
+
+def outlives_the_submitter(t):
+    """The job is detached: the ejob that submitted it, its session and terminal gone, it runs
+    on (the supervisor is in a session of its own)."""
+    p = subprocess.Popen([t.ejob_binary, "submit", JOBFILE, "--local", "--exact-name", "--name", "dg",
+                          "--", "examples/digits/train.py", "--epochs=60"],
+                         cwd=REPO, env=t.env, start_new_session=True,
+                         stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    p.communicate(timeout=60)
+    os.killpg(p.pid, signal.SIGHUP) if session_members(p.pid) else None
+    t.remember("dg")
+    s = t.state("dg")
+    check(s["supervisorPid"] != p.pid and not session_members(p.pid), "the submitter's session is empty")
+    check(pid_alive(s["supervisorPid"]), "supervisor alive")
+    end = t.ejob("logs", "dg", "-f", timeout=300)
+    check(accuracy(end.stdout) >= 0.9, "finished")
+
+
+def two_jobs_at_once(t):
+    """Two jobs side by side: own names, own etcd ports, own folders; both succeed."""
+    a = subprocess.Popen([t.ejob_binary, "submit", JOBFILE, "--local", "--wait"], cwd=REPO, env=t.env,
+                         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    b = subprocess.Popen([t.ejob_binary, "submit", JOBFILE, "--local", "--wait"], cwd=REPO, env=t.env,
+                         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    outs = [x.communicate(timeout=400) for x in (a, b)]
+    check(a.returncode == 0 and b.returncode == 0, outs)
+    names = [re.search(r'elasticjob "([^"]+)"', o[0]).group(1) for o in outs]
+    check(names[0] != names[1], names)
+    ports = {t.state(n)["etcdEndpoint"] for n in names}
+    check(len(ports) == 2, ports)
+    for n in names:
+        check(accuracy(t.logs(n)) >= 0.9, n)
+
+
+def damaged_state_is_named(t):
+    """A state file damaged on purpose: a clear error naming the file, exit 3."""
+    t.submit("dg", "--wait")
+    path = os.path.join(t.dir("dg"), "state.json")
+    with open(path, "w") as f:
+        f.write('{"name": "dg", "phase": ')
+    p = t.ejob("describe", "dg", check_rc=3)
+    check(path in p.stderr and "damaged" in p.stderr, p.stderr)
+    p = t.ejob("list")
+    check(path in p.stderr, "list warns: " + p.stderr)
+
+
+def bad_input(t):
+    """Refusals before anything starts, each naming the cause, with the documented codes."""
+    p = t.ejob("submit", JOBFILE, "--local", "--workers", "0", check_rc=2)
+    check("--workers" in p.stderr, p.stderr)
+    p = t.ejob("submit", JOBFILE, "--local", "--", "examples/nope.py", check_rc=3)
+    check("examples/nope.py" in p.stderr and "does not exist" in p.stderr, p.stderr)
+    no_etcd = dict(t.env, PATH=os.path.join(t.tmp, "empty-bin"))
+    os.makedirs(no_etcd["PATH"], exist_ok=True)
+    p = t.ejob("submit", JOBFILE, "--local", env=no_etcd, check_rc=8)
+    check("etcd-server" in p.stderr, p.stderr)
+    p = t.ejob("submit", JOBFILE, check_rc=3)
+    check("--local" in p.stderr and "kubeconfig" in p.stderr, p.stderr)
+    p = t.ejob("submit", JOBFILE, "--local", env=dict(t.env, PYTHON_EXEC="/nonexistent/python3"), check_rc=8)
+    check("/nonexistent/python3" in p.stderr and "python3-torch" in p.stderr, p.stderr)
+    for cmd in (["logs", "nope"], ["describe", "nope"], ["delete", "nope"]):
+        t.ejob(*cmd, "--context", "local", check_rc=8)
+    check(not os.listdir(os.path.join(t.env["XDG_STATE_HOME"], "ejob", "local")) if
+          os.path.isdir(os.path.join(t.env["XDG_STATE_HOME"], "ejob", "local")) else True, "nothing left")
+
+
+def failing_script_fails_the_job(t):
+    """A script that exits 1 at once: the job fails with that code, no restart storm (the
+    agent's max restarts, then the node fails and the job with it)."""
+    work = os.path.join(t.tmp, "work")
+    os.makedirs(work)
+    with open(os.path.join(work, "fail.py"), "w") as f:
+        f.write("import sys\nprint('failing on purpose', flush=True)\nsys.exit(1)\n")
+    p = t.ejob("submit", JOBFILE, "--local", "--exact-name", "--name", "bad", "--wait",
+               "--set-string", "env.PET_MAX_RESTARTS=1", "--", "fail.py",
+               cwd=work, check_rc=1)
+    t.remember("bad")
+    check("exit code 1" in p.stderr, p.stderr)
+    s = t.state("bad")
+    check(s["phase"] == "Failed" and s["exitCode"] == 1, s)
+    check(all(n["restarts"] == 0 for n in s["nodes"]), "nodes restarted: %s" % s["nodes"])
+    runs = t.logs("bad").count("failing on purpose")
+    check(runs <= 2 * 2 * 2, "restart storm: %d runs of the script" % runs)
+
+
+def evict_is_a_spot_drill(t):
+    """evict: SIGTERM, SIGKILL after the grace; the node comes back (as a preempted pod is
+    recreated) and the job finishes."""
+    t.submit("dg", epochs=150)
+    t.wait_log("dg", r"epoch 3/")
+    check("evicted" in t.ejob("evict", "dg", "--worker", "1", "--grace", "2").stdout, "evict")
+    end = t.ejob("logs", "dg", "-f", timeout=200)
+    check(accuracy(end.stdout) >= 0.9, "finished")
+    node = [n for n in t.state("dg")["nodes"] if n["index"] == 1][0]
+    check(node["evictions"] == 1 and node["restarts"] == 1, node)
+    check("NodeEvicted" in t.ejob("describe", "dg").stdout, "event")
+    t.ejob("evict", "dg", "--worker", "7", check_rc=8)
+
+
+SCENARIOS = {f.__name__: f for f in [
+    completes, follow_exits_with_the_result, kill9_resumes_from_the_checkpoint, scale_up_and_down,
+    delete_leaves_nothing, outlives_the_submitter, two_jobs_at_once, damaged_state_is_named,
+    bad_input, failing_script_fails_the_job, evict_is_a_spot_drill]}
+
+
+def main(argv):
+    failed = 0
+    for name in argv[2:]:
+        t = Local(argv[1])
+        start = time.time()
+        try:
+            SCENARIOS[name](t)
+            print("PASS %s (%.1f s)" % (name, time.time() - start))
+        except Exception as e:  # report with the jobs' logs
+            failed += 1
+            print("FAIL %s: %s" % (name, e))
+            root = os.path.join(t.env["XDG_STATE_HOME"], "ejob", "local")
+            for job in os.listdir(root) if os.path.isdir(root) else []:
+                print("---- %s ----" % job)
+                print(t.ejob("describe", job, check_rc=None).stdout)
+                print(t.logs(job)[-4000:] if t.ejob("logs", job, check_rc=None).returncode == 0 else "")
+        finally:
+            t.close()
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv))
