@@ -176,7 +176,13 @@ def main():
     if rank == 0:
         print(f"test accuracy {accuracy(net, test_set):.4f}", flush=True)
     dist.barrier()
-    dist.destroy_process_group()
+    # Every rank is done and rank 0 has printed the result: leave without tearing the process
+    # group down. In torch 1.13 the teardown can deadlock after a restart (ProcessGroupGloo's
+    # destructor joins its worker thread while that thread waits for the GIL to free a tensor),
+    # which would hang this worker and, with it, the node's exit barrier.
+    sys.stdout.flush()
+    sys.stderr.flush()
+    os._exit(0)
 
 
 if __name__ == "__main__":
