@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # The two commands of the README.
-#   ./dev.sh demo   install what is missing, build, and run the main job on the embedded default
+#   ./dev.sh demo   install what is missing, build, and run the main job: examples/digits.yaml
+#                   trained on this machine (ejob submit --local: etcd + 2 ejob-agent nodes)
 #   ./dev.sh test   install what is missing (test peers included), build, and pass every test
 # On failure it says which step failed and what to do (the step's own output names the cause).
 set -Eeuo pipefail
@@ -32,15 +33,25 @@ writable_checkout() {
   rm -f "$probe"
 }
 
-# Where the demo's binaries are and what to try next (on stderr, after the rendered job).
+# The main job: a CNN trained on scikit-learn's digits by 2 simulated nodes of this machine
+# (a private etcd, one ejob-agent each), the workers' logs shown live; the wall time at the end.
+run_demo_job() {
+  local start=$SECONDS
+  build/release/ejob submit examples/digits.yaml --local --follow
+  echo "dev.sh: the job trained in $((SECONDS - start)) s (wall time, from submit to its end)" >&2
+}
+
+# Where the demo's binaries are and what to try next.
 next_steps() {
   cat >&2 <<NEXT
 
 dev.sh: built build/release/ejob and build/release/ejob-agent (the worker images' torchrun).
 dev.sh: next, try:
-  build/release/ejob init myjob                                # a starter job file, Dockerfile and script
-  build/release/ejob template examples/job.yaml --set workers.max=4 --gpus 2   # change it, see the manifests
-  cmake --install build/release --prefix ~/.local              # ejob and ejob-agent on PATH (~/.local/bin)
+  build/release/ejob list && build/release/ejob describe NAME      # the job just run (NAME above)
+  build/release/ejob submit examples/digits.yaml --local -- examples/digits/train.py --epochs=200
+      then: build/release/ejob evict NAME --worker 1 --grace 2      # a spot drill: it resumes
+  build/release/ejob template examples/job.yaml --gpus 2          # the manifests for a cluster
+  cmake --install build/release --prefix ~/.local                 # ejob and ejob-agent on PATH
 NEXT
 }
 
@@ -50,11 +61,12 @@ case "${1:-}" in
   demo)
     step="check the checkout"
     writable_checkout demo
-    run_step "install what is missing" "$deps_hint" scripts/deps.sh build
+    run_step "install what is missing" "$deps_hint" scripts/deps.sh demo
     run_step "configure" "$build_hint" cmake --preset release -DEJOB_TESTS=OFF >/dev/null
     run_step "build" "$build_hint" cmake --build build/release -j"$jobs" --target ejob ejob-agent
-    run_step "render the example job" "build/release/ejob's message above names the file and field" \
-      build/release/ejob template examples/job.yaml
+    run_step "train the example job on this machine" \
+      "ejob's message above names the cause; the job's files: build/release/ejob describe NAME" \
+      run_demo_job
     next_steps
     ;;
   test)
