@@ -30,11 +30,14 @@ std::unique_ptr<TcpStoreServer> host_store(const LaunchConfig& c) {
 C10dRoundSource::C10dRoundSource(const LaunchConfig& config)
     : DynamicRoundSource(config), m_server(host_store(config)) {
   const Endpoint& e = config.endpoint;
-  auto state_client = std::make_unique<TcpStoreClient>(
-      e.host, e.port, std::chrono::seconds(config.dynamic.read_timeout_s));
+  auto read_timeout = std::chrono::seconds(config.dynamic.read_timeout_s);
+  auto state_client = std::make_unique<TcpStoreClient>(e.host, e.port, read_timeout);
+  auto watch_client = std::make_unique<TcpStoreClient>(e.host, e.port, read_timeout);
   m_round_client = std::make_unique<TcpStoreClient>(e.host, e.port, k_round_store_timeout);
   m_round_store = std::make_unique<TcpKeyValueStore>(*m_round_client);
-  start(std::make_unique<C10dStateBackend>(std::move(state_client), config.run_id), *m_round_store);
+  start(std::make_unique<C10dStateBackend>(std::move(state_client), config.run_id,
+                                           std::move(watch_client)),
+        *m_round_store);
 }
 
 C10dRoundSource::~C10dRoundSource() {

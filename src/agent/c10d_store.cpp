@@ -4,6 +4,7 @@
 #include <netdb.h>
 #include <unistd.h>
 
+#include "ejob/agent/log.hpp"
 #include "ejob/agent/store_codec.hpp"
 #include "ejob/util/error.hpp"
 
@@ -55,9 +56,62 @@ bool endpoint_is_local(const std::string& host) {
 }
 
 C10dStateBackend::C10dStateBackend(std::unique_ptr<TcpStoreClient> client,
-                                   const std::string& run_id)
-    : m_client(std::move(client)), m_key("torch.rendezvous." + run_id) {
+                                   const std::string& run_id,
+                                   std::unique_ptr<TcpStoreClient> watch_client)
+    : m_client(std::move(client)),
+      m_key("torch.rendezvous." + run_id),
+      m_watch_client(std::move(watch_client)) {
   m_client->compare_set(m_key, "", k_sentinel);
+  if (!m_watch_client) return;
+  m_watch_client->watch_key(m_key);
+  m_watching = true;
+  m_watch_thread = std::thread([this] { watch_loop(); });
+}
+
+C10dStateBackend::~C10dStateBackend() {
+  {
+    std::lock_guard lock(m_watch_mutex);
+    m_watch_stop = true;
+  }
+  if (m_watch_thread.joinable()) m_watch_thread.join();
+}
+
+/// Counts the key's change events until stopped; a lost watch connection ends the count
+/// (waits become plain sleeps again, as in torch).
+void C10dStateBackend::watch_loop() {
+  try {
+    while (true) {
+      {
+        std::lock_guard lock(m_watch_mutex);
+        if (m_watch_stop) return;
+      }
+      if (!m_watch_client->readable(std::chrono::milliseconds(200))) continue;
+      m_watch_client->next_event();
+      std::lock_guard lock(m_watch_mutex);
+      ++m_changes;
+      m_watch_cv.notify_all();
+    }
+  } catch (const Error& e) {
+    log_debug("rendezvous state watch ended: " + e.message());
+  }
+  std::lock_guard lock(m_watch_mutex);
+  m_watching = false;
+  m_watch_cv.notify_all();
+}
+
+std::uint64_t C10dStateBackend::changes_seen() {
+  std::lock_guard lock(m_watch_mutex);
+  return m_changes;
+}
+
+void C10dStateBackend::wait_for_change(std::uint64_t seen, std::chrono::milliseconds timeout) {
+  std::unique_lock lock(m_watch_mutex);
+  if (!m_watching) {
+    lock.unlock();
+    std::this_thread::sleep_for(timeout);
+    return;
+  }
+  m_watch_cv.wait_for(lock, timeout, [&] { return m_changes != seen || !m_watching; });
 }
 
 std::string C10dStateBackend::where() const {

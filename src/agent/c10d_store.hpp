@@ -4,10 +4,12 @@
 /// pickle under `torch.rendezvous.<run_id>` with the "no state yet" sentinel, and the round's
 /// PrefixStore.
 
+#include <condition_variable>
 #include <memory>
 #include <mutex>
 #include <optional>
 #include <string>
+#include <thread>
 
 #include "ejob/agent/dynamic_rendezvous.hpp"
 #include "ejob/agent/key_value_store.hpp"
@@ -21,20 +23,36 @@ namespace ejob::agent {
 bool endpoint_is_local(const std::string& host);
 
 /// The state under `torch.rendezvous.<run_id>` of a TCPStore (one connection of its own).
+/// With a second connection it also watches the key (WATCH_KEY, which torch 1.13's server
+/// answers for every write): changes_seen() then counts the writes of every agent, so that
+/// waiting agents decide again at once instead of after torch's 1 s poll.
 class C10dStateBackend : public StateBackend {
  public:
   /// Creates the key with the sentinel when absent (torch's first compare_set).
-  C10dStateBackend(std::unique_ptr<TcpStoreClient> client, const std::string& run_id);
+  /// `watch_client` may be null (no watch: plain polling).
+  C10dStateBackend(std::unique_ptr<TcpStoreClient> client, const std::string& run_id,
+                   std::unique_ptr<TcpStoreClient> watch_client = nullptr);
+  ~C10dStateBackend() override;
   std::optional<Stored> get_state() override;
   std::optional<Stored> set_state(const std::string& pickle,
                                   const std::optional<std::string>& token, bool& won) override;
+  std::uint64_t changes_seen() override;
+  void wait_for_change(std::uint64_t seen, std::chrono::milliseconds timeout) override;
   [[nodiscard]] std::string where() const override;
 
  private:
   std::optional<Stored> decode(const std::string& stored) const;
+  void watch_loop();
 
   std::unique_ptr<TcpStoreClient> m_client;
   std::string m_key;
+  std::unique_ptr<TcpStoreClient> m_watch_client;
+  std::mutex m_watch_mutex;
+  std::condition_variable m_watch_cv;
+  std::uint64_t m_changes = 0;
+  bool m_watch_stop = false;
+  bool m_watching = false;
+  std::thread m_watch_thread;
 };
 
 /// A TCPStore as the agents' KeyValueStore (keys get torch's leading '/' from the client).

@@ -30,12 +30,16 @@ DynamicRendezvous::~DynamicRendezvous() { stop_heartbeats(); }
 /// when nothing was written).
 std::optional<bool> DynamicRendezvous::sync() {
   std::optional<bool> won;
+  // A change announced since the last sync makes the cached state stale: read it at once.
+  std::uint64_t changes = m_backend->changes_seen();
+  bool changed = changes != m_changes_at_sync;
+  m_changes_at_sync = changes;
   if (m_dirty) {
     bool ours = false;
     adopt(m_backend->set_state(pickle_state(m_state), m_token, ours));
     won = ours;
   } else {
-    if (m_last_sync && *m_last_sync >= Clock::now() - k_cache) return std::nullopt;
+    if (!changed && m_last_sync && *m_last_sync >= Clock::now() - k_cache) return std::nullopt;
     adopt(m_backend->get_state());
   }
   m_dirty = false;
@@ -68,6 +72,9 @@ void DynamicRendezvous::run_op(Decide decide, Clock::time_point deadline, const 
     RdzvContext ctx{m_me,      m_state,        m_limits,
                     utc_now(), now > deadline, now <= deadline + k_rollback};
     RdzvAction action = decide(ctx);
+    log_debug(std::string("rendezvous ") + name + ": round " + std::to_string(m_state.round) +
+              ", " + std::to_string(m_state.participants.size()) + " participants: action " +
+              std::to_string(static_cast<int>(action)));
     switch (action) {
       case RdzvAction::Finish: return;
       case RdzvAction::ErrorClosed:
@@ -77,8 +84,11 @@ void DynamicRendezvous::run_op(Decide decide, Clock::time_point deadline, const 
                                             std::to_string(m_state.round) + " (" +
                                             m_backend->where() + ")");
       case RdzvAction::Sync: {
+        // torch sleeps 1 s; waking as soon as another agent writes the state decides the
+        // same things earlier (the next sync reads the new state).
+        std::uint64_t seen = m_changes_at_sync;
         m_lock.unlock();  // let heartbeats through while waiting
-        std::this_thread::sleep_for(k_poll);
+        m_backend->wait_for_change(seen, k_poll);
         m_lock.lock();
         break;
       }
@@ -106,6 +116,15 @@ DynamicWorld DynamicRendezvous::next_rendezvous() {
   lock.unlock();
   start_heartbeats();
   return world;
+}
+
+void DynamicRendezvous::wait_for_change(std::chrono::milliseconds timeout) {
+  std::uint64_t seen = 0;
+  {
+    std::lock_guard lock(m_lock);
+    seen = m_changes_at_sync;
+  }
+  m_backend->wait_for_change(seen, timeout);
 }
 
 int DynamicRendezvous::num_nodes_waiting() {

@@ -30,6 +30,13 @@ class StateBackend {
   /// what is stored afterwards (nullopt: still none) and sets `won` when it is ours.
   virtual std::optional<Stored> set_state(const std::string& pickle,
                                           const std::optional<std::string>& token, bool& won) = 0;
+  /// How many changes of the stored state the backend has seen announced (0 when it cannot
+  /// tell: then every wait is a plain sleep).
+  [[nodiscard]] virtual std::uint64_t changes_seen() { return 0; }
+  /// Waits until changes_seen() differs from `seen` or `timeout` passed.
+  virtual void wait_for_change(std::uint64_t /*seen*/, std::chrono::milliseconds timeout) {
+    std::this_thread::sleep_for(timeout);
+  }
   /// Where the state is, for messages (e.g. `TCPStore host:port key torch.rendezvous.x`).
   [[nodiscard]] virtual std::string where() const = 0;
 };
@@ -67,6 +74,9 @@ class DynamicRendezvous {
   bool is_closed();
   /// Stops heartbeats and marks the run closed; failures are logged, not thrown.
   void shutdown();
+  /// Returns when the stored state changed (as far as the backend can tell) or after
+  /// `timeout`; a watcher's cheap way to poll num_nodes_waiting().
+  void wait_for_change(std::chrono::milliseconds timeout);
   [[nodiscard]] const NodeDesc& me() const { return m_me; }
 
  private:
@@ -89,6 +99,7 @@ class DynamicRendezvous {
   std::optional<std::string> m_token;
   bool m_dirty = false;
   std::optional<std::chrono::steady_clock::time_point> m_last_sync;
+  std::uint64_t m_changes_at_sync = 0;  ///< the backend's change count when last synced
 
   std::thread m_heartbeat;
   std::condition_variable m_heartbeat_cv;

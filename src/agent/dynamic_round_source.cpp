@@ -15,9 +15,10 @@
 namespace ejob::agent {
 namespace {
 
-/// How often a running round is checked for waiting nodes (torchrun: every monitor interval,
-/// 5 s; a state read is one small request, and a waiting node should not wait long).
-constexpr std::chrono::milliseconds k_watch_interval{1000};
+/// A running round is checked for waiting nodes whenever the state changes, and at least
+/// once a second (torchrun: every monitor interval, 5 s). The slice bounds how long stop()
+/// waits.
+constexpr std::chrono::milliseconds k_watch_slice{100};
 
 /// Signals an eventfd when nodes wait to join the running round; torchrun notices the same
 /// at its next monitor tick.
@@ -48,8 +49,11 @@ class DynamicRoundWatcher : public RoundWatcher {
     while (true) {
       {
         std::unique_lock lock(m_mutex);
-        if (m_wake.wait_for(lock, k_watch_interval, [this] { return m_stop; })) return;
+        if (m_wake.wait_for(lock, k_watch_slice, [this] { return m_stop; })) return;
       }
+      // Wakes when the state changes (or after a slice); num_nodes_waiting() reads it only
+      // then, or when its 1 s cache expired.
+      m_rdzv.wait_for_change(k_watch_slice);
       try {
         if (m_rdzv.num_nodes_waiting() > 0) {
           std::uint64_t one = 1;

@@ -199,6 +199,27 @@ void TcpStoreClient::wait(const std::vector<std::string>& keys, std::chrono::mil
     fail("wait for " + names, "unexpected reply byte " + std::to_string(status[0]));
 }
 
+void TcpStoreClient::watch_key(const std::string& key) {
+  std::string m = query(Query::WatchKey);
+  put_bytes(m, with_slash(key));
+  send(m, "watch " + key);
+  if (receive(1, "watch " + key)[0] != static_cast<char>(Status::CallbackRegistered))
+    fail("watch " + key, "the server did not register the watch");
+}
+
+bool TcpStoreClient::readable(std::chrono::milliseconds timeout) {
+  if (m_fd < 0) fail("watch", "the connection is closed");
+  pollfd p{m_fd, POLLIN, 0};
+  return ::poll(&p, 1, static_cast<int>(timeout.count())) > 0;
+}
+
+std::string TcpStoreClient::next_event() {
+  receive(1, "watch event");
+  receive_bytes("watch event");  // the key
+  receive_bytes("watch event");  // the old value
+  return receive_bytes("watch event");
+}
+
 std::int64_t TcpStoreClient::num_keys() {
   send(query(Query::GetNumKeys), "num_keys");
   return receive_i64("num_keys");

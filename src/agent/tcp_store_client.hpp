@@ -38,6 +38,14 @@ class TcpStoreClient {
   std::int64_t num_keys();
   /// Deletes a key; true when it existed.
   bool delete_key(const std::string& key);
+  /// Registers a watch on `key` (WATCH_KEY): from then on this connection only receives its
+  /// events (read them with next_event()); torch's server and ours send one for every SET,
+  /// ADD, COMPARE_SET that changes the value, and DELETE_KEY.
+  void watch_key(const std::string& key);
+  /// Whether an event is waiting to be read within `timeout`.
+  bool readable(std::chrono::milliseconds timeout);
+  /// Reads one watch event (type, key, old value, new value) and returns the new value.
+  std::string next_event();
   /// Changes the per-reply limit (torch's set_timeout).
   void set_timeout(std::chrono::milliseconds timeout);
   /// `host:port`, for messages.
