@@ -113,6 +113,13 @@ void require_cluster(const KubeFlags& kube) {
               "JOBFILE --local");
 }
 
+/// True when the job's values say `backend: local` (job file, -f or --set).
+bool says_local(const JobRequest& request, const render::RenderIo& io) {
+  const Job job = resolve_job(request, io.read);
+  const auto it = job.values.find("backend");
+  return it != job.values.end() && it->second.is_string() && it->second.as_string() == "local";
+}
+
 void run_local(const SubmitFlags& f, const JobRequest& request, const SubmitPlan& plan) {
   if (plan.dry_run == DryRunMode::Server)
     throw Error(ErrorCode::Usage, "--dry-run=server needs a cluster; a local job has no server");
@@ -134,7 +141,8 @@ void run_submit(SubmitFlags& f) {
     print_client_dry_run(parse_manifests(text), text, plan.output);
     return;
   }
-  if (f.local || is_local_context(f.kube)) return run_local(f, request, plan);
+  if (f.local || is_local_context(f.kube) || says_local(request, io))
+    return run_local(f, request, plan);
   if (f.follow)
     throw Error(ErrorCode::Usage,
                 "--follow is for --local jobs; on a cluster use --wait and ejob logs -f");

@@ -210,10 +210,11 @@ def outlives_the_submitter(t):
 
 
 def two_jobs_at_once(t):
-    """Two jobs side by side: own names, own etcd ports, own folders; both succeed."""
+    """Two jobs side by side (one local by --local, one by `backend: local`): own names, own
+    etcd ports, own folders; both succeed."""
     a = subprocess.Popen([t.ejob_binary, "submit", JOBFILE, "--local", "--wait"], cwd=REPO, env=t.env,
                          stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-    b = subprocess.Popen([t.ejob_binary, "submit", JOBFILE, "--local", "--wait"], cwd=REPO, env=t.env,
+    b = subprocess.Popen([t.ejob_binary, "submit", JOBFILE, "--set", "backend=local", "--wait"], cwd=REPO, env=t.env,
                          stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     outs = [x.communicate(timeout=400) for x in (a, b)]
     check(a.returncode == 0 and b.returncode == 0, outs)
