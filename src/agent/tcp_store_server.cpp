@@ -1,5 +1,6 @@
 #include "ejob/agent/tcp_store_server.hpp"
 
+#include <arpa/inet.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
 #include <poll.h>
@@ -73,9 +74,29 @@ int listen_wildcard(int port, int& bound_port) {
 
 /// A client connection: bytes received but not yet a whole command, bytes to send.
 struct Connection {
+  std::string peer;      ///< `address:port`, for messages
+  bool started = false;  ///< its first command was seen (and was not torch 2.x's handshake)
   std::string in;
   std::string out;
 };
+
+/// What a torch 2.x client sends first: VALIDATE (0) and the magic 0x3C85F7CE, little-endian.
+constexpr std::string_view k_torch2_validate{"\x00\xce\xf7\x85\x3c", 5};
+
+std::string peer_name(const sockaddr_storage& ss) {
+  char text[INET6_ADDRSTRLEN] = {};
+  int port = 0;
+  if (ss.ss_family == AF_INET6) {
+    const auto* a = reinterpret_cast<const sockaddr_in6*>(&ss);
+    ::inet_ntop(AF_INET6, &a->sin6_addr, text, sizeof text);
+    port = ntohs(a->sin6_port);
+  } else {
+    const auto* a = reinterpret_cast<const sockaddr_in*>(&ss);
+    ::inet_ntop(AF_INET, &a->sin_addr, text, sizeof text);
+    port = ntohs(a->sin_port);
+  }
+  return std::string(text) + ":" + std::to_string(port);
+}
 
 /// A WAIT not yet answered: which connection, how many keys still missing.
 struct Waiter {
@@ -101,6 +122,7 @@ struct TcpStoreServer::Loop {
   void read_from(int fd);
   void write_to(int fd);
   void drop(int fd);
+  bool first_bytes_ok(int fd);
   bool handle(int fd, WireReader& r, std::uint8_t q);
   void key_created(const std::string& key);
   void notify(const std::string& key, WatchEvent e, const std::string& old_v,
@@ -163,11 +185,14 @@ void TcpStoreServer::Loop::run() {
 
 void TcpStoreServer::Loop::accept_all() {
   while (true) {
-    int fd = ::accept4(listen_fd, nullptr, nullptr, SOCK_NONBLOCK | SOCK_CLOEXEC);
+    sockaddr_storage ss{};
+    socklen_t len = sizeof ss;
+    int fd =
+        ::accept4(listen_fd, reinterpret_cast<sockaddr*>(&ss), &len, SOCK_NONBLOCK | SOCK_CLOEXEC);
     if (fd < 0) return;
     int one = 1;
     ::setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
-    connections[fd];
+    connections[fd].peer = peer_name(ss);
     connection_count = connections.size();
   }
 }
@@ -195,6 +220,7 @@ void TcpStoreServer::Loop::read_from(int fd) {
   if (n < 0 && (errno == EAGAIN || errno == EINTR)) return;
   if (n <= 0) return drop(fd);
   connections[fd].in.append(buf, static_cast<std::size_t>(n));
+  if (!first_bytes_ok(fd)) return;
   while (connections.count(fd) && !connections[fd].in.empty()) {
     WireReader r(connections[fd].in);
     std::uint8_t q = *r.byte();
@@ -202,13 +228,33 @@ void TcpStoreServer::Loop::read_from(int fd) {
     try {
       whole = handle(fd, r, q);
     } catch (const Error& e) {
-      log_warning("TCPStore: dropping a client that sent bad data: " + e.message());
+      log_warning("TCPStore: dropping the client at " + connections[fd].peer +
+                  ", which sent bad data: " + e.message());
       return drop(fd);
     }
     if (!connections.count(fd) || !whole) return;
     connections[fd].in.erase(0, r.consumed());
   }
   if (connections.count(fd) && !connections[fd].out.empty()) write_to(fd);
+}
+
+/// Tells a torch 2.x client apart by its first bytes and drops it with a message saying so
+/// (its queries are numbered differently: read as 1.13's they would corrupt the store).
+/// False when the connection is dropped or its first bytes are not all there yet.
+bool TcpStoreServer::Loop::first_bytes_ok(int fd) {
+  Connection& c = connections[fd];
+  if (c.started) return true;
+  std::size_t n = std::min(c.in.size(), k_torch2_validate.size());
+  if (std::string_view(c.in).substr(0, n) != k_torch2_validate.substr(0, n)) {
+    c.started = true;
+    return true;
+  }
+  if (n < k_torch2_validate.size()) return false;
+  log_warning("TCPStore: the client at " + c.peer +
+              " speaks torch 2.x's store protocol (VALIDATE handshake); this store speaks torch "
+              "1.13's: every agent and worker of a job must use the same torch version");
+  drop(fd);
+  return false;
 }
 
 /// Runs one command if the buffer holds all of it (returns false, changing nothing, if not).

@@ -127,8 +127,12 @@ TEST_CASE("tcp store: a client stopped mid-command stalls nobody; bad commands e
   int unknown = raw_connect(server.port());
   REQUIRE(::write(unknown, "\x63", 1) == 1);
   CHECK(closed_by_server(unknown));
+  int torch2 = raw_connect(server.port());
+  REQUIRE(::write(torch2, "\x00\xce\xf7\x85\x3c", 5) == 5);  // torch 2.x's VALIDATE
+  CHECK(closed_by_server(torch2));
   CHECK(c.get("a") == "1");
-  for (int fd : {stalled, get_missing, unknown}) ::close(fd);
+  CHECK(c.num_keys() == 1);  // the handshake was not taken for a SET
+  for (int fd : {stalled, get_missing, unknown, torch2}) ::close(fd);
 }
 
 TEST_CASE("tcp store: a taken port and a missing server are transport errors naming them") {
