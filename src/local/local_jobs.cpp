@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <cstdlib>
 #include <cstring>
 #include <thread>
 
@@ -84,11 +85,24 @@ void stop_orphans(const JobState& s) {
 
 }  // namespace
 
+namespace {
+
+/// The job's own checkpoint folder, for scripts that keep checkpoints where EJOB_CHECKPOINT_DIR
+/// says (unless the job or the user's environment names another).
+LaunchSpec with_checkpoint_dir(LaunchSpec spec, const fs::path& dir) {
+  if (spec.env.count("EJOB_CHECKPOINT_DIR") || std::getenv("EJOB_CHECKPOINT_DIR")) return spec;
+  fs::create_directories(dir / "checkpoints");
+  spec.env["EJOB_CHECKPOINT_DIR"] = (dir / "checkpoints").string();
+  return spec;
+}
+
+}  // namespace
+
 JobState submit(const LaunchSpec& spec, const std::vector<Json>& objects, const std::string& self) {
   const fs::path dir = job_dir(spec.name);
   make_job_dir(dir, spec.name);
   try {
-    write_file_atomic(dir / "launch.json", to_json(spec).dump(2) + "\n");
+    write_file_atomic(dir / "launch.json", to_json(with_checkpoint_dir(spec, dir)).dump(2) + "\n");
     write_file_atomic(dir / "objects.json", Json(objects).dump(2) + "\n");
     save_state(dir, initial_state(spec));
     JobState s = wait_started(dir, start_supervisor(self, dir));

@@ -22,12 +22,25 @@ from torch.nn.parallel import DistributedDataParallel
 from torch.utils.data import DataLoader, TensorDataset
 
 
+def default_checkpoint_dir():
+    """$CHECKPOINT_DIR; else the folder `ejob submit --local` gives the job
+    ($EJOB_CHECKPOINT_DIR); else /checkpoints where it can be written (a pod, or a mount
+    there); else under $XDG_STATE_HOME, so that a run as an ordinary user works too."""
+    for var in ("CHECKPOINT_DIR", "EJOB_CHECKPOINT_DIR"):
+        if os.environ.get(var):
+            return os.environ[var]
+    if os.access("/checkpoints", os.W_OK) or os.access("/", os.W_OK):
+        return "/checkpoints"
+    state = os.environ.get("XDG_STATE_HOME") or os.path.expanduser("~/.local/state")
+    return os.path.join(state, "ejob", "checkpoints", os.environ.get("TORCHELASTIC_RUN_ID", "train"))
+
+
 def parse_args():
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--epochs", type=int, default=10)
     p.add_argument("--batch-size", type=int, default=64)
     p.add_argument("--lr", type=float, default=0.01)
-    p.add_argument("--checkpoint-dir", default=os.environ.get("CHECKPOINT_DIR", "/checkpoints"))
+    p.add_argument("--checkpoint-dir", default=default_checkpoint_dir())
     p.add_argument("--checkpoint-every", type=int, default=100, help="steps between checkpoints")
     p.add_argument("--keep", type=int, default=3, help="checkpoints to keep")
     return p.parse_args()

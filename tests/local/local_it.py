@@ -146,6 +146,7 @@ def kill9_resumes_from_the_checkpoint(t):
     end = t.ejob("logs", "dg", "-f", timeout=200)
     resumed = [int(x) for x in re.findall(r"resumed from epoch (\d+)", end.stdout)]
     check(resumed and min(resumed) >= 5, "resumed from %s" % resumed)
+    check("(checkpoint %s/checkpoints/" % t.dir("dg") in end.stdout, "checkpoints in the job's folder")
     check(accuracy(end.stdout) >= 0.9, "accuracy")
     node = [n for n in t.state("dg")["nodes"] if n["index"] == 1][0]
     check(node["restarts"] == 1 and node["status"] == "succeeded", node)
