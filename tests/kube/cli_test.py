@@ -578,6 +578,24 @@ class JobBase(Base):
 class LogsDescribeTest(JobBase):
     """`ejob logs` and `ejob describe` of a submitted job."""
 
+    def test_evict_a_worker_through_the_eviction_api(self):
+        """`ejob evict` of a cluster job: the Eviction API on the controller's worker pod, so
+        disruption budgets apply (a refusal is the API's 429 with its cause, exit 5)."""
+        self.submit(workers="1:2")
+        self.scale("bert", 2)
+        self.server.ctl("requests/reset", {})
+        uid = {o["metadata"]["name"]: o["metadata"]["uid"] for o in self.server.objects("Pod")}["bert-worker-1"]
+        self.assertEqual(self.ejob("evict", "bert", "--worker", "1").stdout, 'pod "bert-worker-1" evicted\n')
+        posts = [r["path"] for r in self.server.ctl("requests") if r["method"] == "POST"]
+        self.assertIn("/api/v1/namespaces/elastic-job/pods/bert-worker-1/eviction", posts)
+        # Gone, or made again by the controller as a new pod.
+        self.assertNotIn(uid, [o["metadata"]["uid"] for o in self.server.objects("Pod")])
+        self.server.ctl("config", {"evict_blocked": ["bert-worker-0"]})
+        refused = self.ejob("evict", "bert", "--worker", "0", ok=False)
+        self.assertEqual(refused.returncode, 5, refused.stderr)
+        self.assertIn("disruption budget", refused.stderr)
+        self.assertEqual(self.ejob("evict", "bert", "--worker", "7", ok=False).returncode, 8)
+
     def test_logs_of_every_worker_prefixed_in_order(self):
         self.submit(workers="1:12")
         self.scale("bert", 3)
