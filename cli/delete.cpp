@@ -8,16 +8,18 @@
 
 #include "ejob/cli/commands.hpp"
 #include "ejob/cli/job.hpp"
-#include "ejob/cli/job_pods.hpp"
 #include "ejob/cli/job_table.hpp"
-#include "ejob/cli/job_wait.hpp"
 #include "ejob/cli/kube_flags.hpp"
 #include "ejob/cli/local_job.hpp"
+#include "ejob/job/job_pods.hpp"
+#include "ejob/job/job_wait.hpp"
 #include "ejob/kubeapi/job_submit.hpp"
 #include "ejob/render/go_time.hpp"
 #include "ejob/util/error.hpp"
 
 namespace ejob::cli {
+
+using namespace ejob::job;  // the job layer: pods, views, status, waiting
 namespace {
 
 struct DeleteFlags {

@@ -9,15 +9,17 @@
 #include "ejob/cli/commands.hpp"
 #include "ejob/cli/job.hpp"
 #include "ejob/cli/job_describe.hpp"
-#include "ejob/cli/job_pods.hpp"
 #include "ejob/cli/job_table.hpp"
 #include "ejob/cli/kube_flags.hpp"
 #include "ejob/cli/local_job.hpp"
 #include "ejob/cli/manifest_objects.hpp"
+#include "ejob/job/job_pods.hpp"
 #include "ejob/kubeapi/job_submit.hpp"
 #include "ejob/util/error.hpp"
 
 namespace ejob::cli {
+
+using namespace ejob::job;  // the job layer: pods, views, status, waiting
 namespace {
 
 using kubeapi::Json;
@@ -36,28 +38,7 @@ void run_describe(const DescribeFlags& f) {
   kubeapi::Client& c = *session.client;
   const std::string ns =
       f.kube.name_space.empty() ? std::string(k_job_namespace) : f.kube.name_space;
-  // The job and what describe shows with it, side by side: one round trip when the job exists.
-  auto workers = std::async(std::launch::async, [&] { return worker_pods(c, ns, f.name); });
-  auto own = std::async(std::launch::async, [&] {
-    return c
-        .list(c.resource("v1", "Pod"), ns,
-              {"app.kubernetes.io/instance=" + f.name + ",app.kubernetes.io/component=etcd," +
-               k_managed_by_ejob})
-        .items;
-  });
-  auto events =
-      std::async(std::launch::async, [&] { return c.list(c.resource("v1", "Event"), ns).items; });
-  JobView view;
-  try {
-    view.job = get_job(c, ns, f.name);
-  } catch (...) {
-    workers.wait(), own.wait(), events.wait();
-    throw;
-  }
-  const std::string uid = view.job["metadata"].value("uid", "");
-  view.workers = keep_owned(workers.get(), uid);
-  view.own_pods = keep_owned(own.get(), uid);
-  view.events = events.get();
+  const JobView view = fetch_view(c, ns, f.name);
   if (out == Output::Text) {
     std::cout << describe_job(view, std::chrono::system_clock::now());
     return;

@@ -13,6 +13,8 @@
 #include "ejob/util/error.hpp"
 
 namespace ejob::cli {
+
+using namespace ejob::job;  // the job layer: pods, views, status, waiting
 namespace {
 
 struct EvictFlags {

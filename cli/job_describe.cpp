@@ -3,11 +3,13 @@
 #include <algorithm>
 #include <set>
 
-#include "ejob/cli/job_pods.hpp"
 #include "ejob/cli/job_table.hpp"
+#include "ejob/job/job_pods.hpp"
 #include "ejob/kubeapi/exec_plugin.hpp"
 
 namespace ejob::cli {
+
+using namespace ejob::job;  // the job layer: pods, views, status, waiting
 
 using kubeapi::Json;
 using Clock = std::chrono::system_clock;
@@ -21,34 +23,6 @@ std::string age_of(const std::string& time, Clock::time_point now) {
   auto t = kubeapi::parse_rfc3339(time);
   if (!t) return "";
   return format_age(std::chrono::duration_cast<std::chrono::seconds>(now - *t));
-}
-
-/// When an event last happened: lastTimestamp, else eventTime, else firstTimestamp.
-std::string event_time(const Json& ev) {
-  for (const char* key : {"lastTimestamp", "eventTime", "firstTimestamp"})
-    if (std::string t = json_text(ev.value(key, Json())); !t.empty()) return t;
-  return json_text(json_at(ev, {"metadata", "creationTimestamp"}));
-}
-
-std::string event_first_time(const Json& ev) {
-  for (const char* key : {"firstTimestamp", "eventTime"})
-    if (std::string t = json_text(ev.value(key, Json())); !t.empty()) return t;
-  return event_time(ev);
-}
-
-/// Whether an event is about one of job `name`'s objects by name: the etcd Pod and Service,
-/// and worker pods and their headless Services (`NAME-worker-I`).
-bool names_job_object(const std::string& job, const Json& ev) {
-  const std::string kind = json_text(json_at(ev, {"involvedObject", "kind"}));
-  const std::string name = json_text(json_at(ev, {"involvedObject", "name"}));
-  if (kind != "Pod" && kind != "Service") return false;
-  const std::string rest = short_pod_name(job, name);
-  if (rest == name) return false;
-  if (rest == "etcd" || rest == "etcd-service") return true;
-  constexpr std::string_view k_worker = "worker-";
-  return rest.size() > k_worker.size() && rest.compare(0, k_worker.size(), k_worker) == 0 &&
-         std::all_of(rest.begin() + k_worker.size(), rest.end(),
-                     [](char c) { return c >= '0' && c <= '9'; });
 }
 
 /// A pod's STATUS as kubectl get pods shows it (the common cases): Terminating, the waiting
@@ -66,15 +40,6 @@ std::string pod_status_word(const Json& pod) {
         return t;
     }
   return or_none(json_text(json_at(pod, {"status", "phase"})));
-}
-
-constexpr const char* k_eviction_reasons[] = {"Evicted", "Preempted", "TaintManagerEviction"};
-
-bool is_eviction_event(const Json& ev) {
-  const std::string reason = json_text(ev.value("reason", Json()));
-  return json_text(json_at(ev, {"involvedObject", "kind"})) == "Pod" &&
-         std::find(std::begin(k_eviction_reasons), std::end(k_eviction_reasons), reason) !=
-             std::end(k_eviction_reasons);
 }
 
 /// "key=value:effect" per toleration, as kubectl describe pod shows them.
@@ -147,60 +112,6 @@ long count_at(const Json& counts, const char* key) {
 }
 
 }  // namespace
-
-std::vector<Json> job_events(const Json& job, const std::vector<Json>& events) {
-  const std::string uid = json_text(json_at(job, {"metadata", "uid"}));
-  const std::string name = json_text(json_at(job, {"metadata", "name"}));
-  std::vector<Json> out;
-  for (const Json& ev : events)
-    if ((!uid.empty() && json_text(json_at(ev, {"involvedObject", "uid"})) == uid) ||
-        names_job_object(name, ev))
-      out.push_back(ev);
-  std::stable_sort(out.begin(), out.end(), [](const Json& a, const Json& b) {
-    const auto ta = kubeapi::parse_rfc3339(event_time(a));
-    const auto tb = kubeapi::parse_rfc3339(event_time(b));
-    return ta.value_or(Clock::time_point{}) < tb.value_or(Clock::time_point{});
-  });
-  return out;
-}
-
-std::vector<Eviction> job_evictions(const JobView& view, Clock::time_point now) {
-  const std::string job = json_text(json_at(view.job, {"metadata", "name"}));
-  std::vector<std::pair<std::string, Eviction>> found;  // (time, eviction)
-  std::set<std::string> seen;                           // pod uids, or names when no uid
-  for (const Json& pod : view.workers) {
-    const auto why = disruption_of(pod);
-    if (!why) continue;
-    std::string when;
-    const Json& conditions = json_at(pod, {"status", "conditions"});
-    if (conditions.is_array())
-      for (const Json& c : conditions)
-        if (json_text(c.value("type", Json())) == "DisruptionTarget")
-          when = json_text(c.value("lastTransitionTime", Json()));
-    const std::string name = json_text(json_at(pod, {"metadata", "name"}));
-    seen.insert(json_text(json_at(pod, {"metadata", "uid"})));
-    found.push_back({when, {short_pod_name(job, name), age_of(when, now), *why}});
-  }
-  for (const Json& ev : job_events(view.job, view.events)) {
-    if (!is_eviction_event(ev)) continue;
-    const std::string uid = json_text(json_at(ev, {"involvedObject", "uid"}));
-    const std::string name = json_text(json_at(ev, {"involvedObject", "name"}));
-    if (!seen.insert(uid.empty() ? name : uid).second) continue;
-    const std::string when = event_time(ev);
-    found.push_back(
-        {when,
-         {short_pod_name(job, name), age_of(when, now),
-          json_text(ev.value("reason", Json())) + ": " + json_text(ev.value("message", Json()))}});
-  }
-  std::stable_sort(found.begin(), found.end(), [](const auto& a, const auto& b) {
-    // A time not known (a pod's status.reason alone) sorts last.
-    return kubeapi::parse_rfc3339(a.first).value_or(Clock::time_point::max()) <
-           kubeapi::parse_rfc3339(b.first).value_or(Clock::time_point::max());
-  });
-  std::vector<Eviction> out;
-  for (auto& [when, e] : found) out.push_back(std::move(e));
-  return out;
-}
 
 std::string event_age(const Json& ev, Clock::time_point now) {
   const std::string last = age_of(event_time(ev), now);
@@ -287,11 +198,12 @@ std::string describe_job(const JobView& view, Clock::time_point now) {
   for (const Json& pod : view.workers) restarts += pod_restarts(pod);
   field(out, "Restarts", std::to_string(restarts) + " (containers restarted in the current pods)");
 
-  const std::vector<Eviction> evictions = job_evictions(view, now);
+  const std::vector<Eviction> evictions = job_evictions(view);
   if (!evictions.empty()) {
     out += "Evictions:\n";
     std::vector<Row> rows = {{"POD", "AGE", "WHY"}};
-    for (const Eviction& e : evictions) rows.push_back({e.pod, or_none(e.age), e.why});
+    for (const Eviction& e : evictions)
+      rows.push_back({e.pod, or_none(age_of(e.time, now)), e.why});
     out += indented_table(rows);
   } else {
     field(out, "Evictions", "<none>");

@@ -9,36 +9,13 @@
 #include <string>
 #include <vector>
 
+#include "ejob/job/job_view.hpp"
 #include "ejob/kubeapi/client.hpp"
 #include "ejob/local/local_jobs.hpp"
 
 namespace ejob::cli {
 
-/// Everything describe shows, as fetched.
-struct JobView {
-  kubeapi::Json job;
-  std::vector<kubeapi::Json> workers;   ///< the controller's pods of this job (job_pods)
-  std::vector<kubeapi::Json> own_pods;  ///< the job's own pods (the etcd pod)
-  std::vector<kubeapi::Json> events;    ///< the namespace's events; job_events picks
-};
-
-/// The events about the job, its etcd Pod and Service and its worker pods — also those of
-/// workers that are gone, found by name (`NAME-worker-I`) — oldest first.
-std::vector<kubeapi::Json> job_events(const kubeapi::Json& job,
-                                      const std::vector<kubeapi::Json>& events);
-
-/// One eviction or preemption of a worker.
-struct Eviction {
-  std::string pod;  ///< short name ("worker-1")
-  std::string age;  ///< kubectl's AGE of when it happened; "" when unknown
-  std::string why;  ///< "REASON: MESSAGE"
-};
-
-/// The workers' evictions, once per pod: a current pod's `status.reason: Evicted` or
-/// `DisruptionTarget` condition, and the events that say a pod (perhaps gone since) was
-/// evicted or preempted (`Evicted`, `Preempted`, `TaintManagerEviction`), oldest first; those
-/// whose time is not known (a pod's `status.reason` alone) last.
-std::vector<Eviction> job_evictions(const JobView& view, std::chrono::system_clock::time_point now);
+using job::JobView;
 
 /// An event's AGE as kubectl describe shows it: "5m", or "5m (x3 over 12m)" for a repeated
 /// event.

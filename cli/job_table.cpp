@@ -2,10 +2,12 @@
 
 #include <algorithm>
 
-#include "ejob/cli/job_pods.hpp"
+#include "ejob/job/job_pods.hpp"
 #include "ejob/kubeapi/exec_plugin.hpp"
 
 namespace ejob::cli {
+
+using namespace ejob::job;  // the job layer: pods, views, status, waiting
 namespace {
 
 using kubeapi::Json;
@@ -25,22 +27,6 @@ std::string two_units(long a, const char* unit_a, long b, const char* unit_b) {
 }
 
 }  // namespace
-
-std::string job_status(const Json& job) {
-  if (!json_text(json_at(job, {"metadata", "deletionTimestamp"})).empty()) return "Terminating";
-  const auto status = job.value("status", Json::object());
-  static constexpr const char* k_order[] = {"Succeeded", "Failed", "Restarting", "Running",
-                                            "Created"};
-  bool seen[std::size(k_order)] = {};
-  for (const auto& c : status.value("conditions", Json::array())) {
-    if (c.value("status", "") != "True") continue;
-    for (std::size_t i = 0; i < std::size(k_order); ++i)
-      if (c.value("type", "") == k_order[i]) seen[i] = true;
-  }
-  for (std::size_t i = 0; i < std::size(k_order); ++i)
-    if (seen[i]) return k_order[i];
-  return "Pending";
-}
 
 std::string format_age(std::chrono::seconds age) {
   const long s = static_cast<long>(age.count());

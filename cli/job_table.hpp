@@ -7,17 +7,11 @@
 #include <string>
 #include <vector>
 
+#include "ejob/job/job_pods.hpp"
+#include "ejob/job/job_view.hpp"
 #include "ejob/kubeapi/client.hpp"
 
 namespace ejob::cli {
-
-/// The label every object ejob renders carries (`app.kubernetes.io/managed-by: ejob`).
-inline constexpr const char* k_managed_by_ejob = "app.kubernetes.io/managed-by=ejob";
-
-/// The job's state: Terminating once it is being deleted (finalizers hold it); else the first
-/// of Succeeded, Failed, Restarting, Running, Created that is a condition with status "True";
-/// Pending when none is.
-std::string job_status(const kubeapi::Json& job);
 
 /// kubectl's AGE column (apimachinery's duration.HumanDuration): 0s..119s, 2m..9m59s
 /// (seconds shown unless 0), 10m..179m, 3h..7h59m, 8h..47h, 2d..7d23h, 8d..729d, 2y..7y364d,

@@ -4,9 +4,11 @@
 
 #include <iostream>
 
-#include "ejob/cli/job_wait.hpp"
+#include "ejob/job/job_wait.hpp"
 
 namespace ejob::cli {
+
+using namespace ejob::job;  // the job layer: pods, views, status, waiting
 
 void add_kube_flags(CLI::App& app, KubeFlags& flags, NamespaceFlag ns) {
   app.add_option("--kubeconfig", flags.kubeconfig,

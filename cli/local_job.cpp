@@ -5,13 +5,15 @@
 #include <iostream>
 
 #include "ejob/cli/job_describe.hpp"
-#include "ejob/cli/job_wait.hpp"
+#include "ejob/job/job_wait.hpp"
 #include "ejob/kubeapi/job_submit.hpp"
 #include "ejob/local/job_launch.hpp"
 #include "ejob/local/local_jobs.hpp"
 #include "ejob/util/error.hpp"
 
 namespace ejob::cli {
+
+using namespace ejob::job;  // the job layer: pods, views, status, waiting
 namespace {
 
 using kubeapi::Json;

@@ -23,10 +23,10 @@
 
 #include "ejob/cli/commands.hpp"
 #include "ejob/cli/job.hpp"
-#include "ejob/cli/job_pods.hpp"
 #include "ejob/cli/job_table.hpp"
 #include "ejob/cli/kube_flags.hpp"
 #include "ejob/cli/local_job.hpp"
+#include "ejob/job/job_pods.hpp"
 #include "ejob/kubeapi/api_error.hpp"
 #include "ejob/kubeapi/exec_plugin.hpp"
 #include "ejob/kubeapi/job_submit.hpp"
@@ -34,6 +34,8 @@
 #include "ejob/util/error.hpp"
 
 namespace ejob::cli {
+
+using namespace ejob::job;  // the job layer: pods, views, status, waiting
 namespace {
 
 using kubeapi::Json;

@@ -16,11 +16,13 @@
 
 #include "ejob/cli/commands.hpp"
 #include "ejob/cli/job.hpp"
-#include "ejob/cli/job_pods.hpp"
 #include "ejob/cli/kube_flags.hpp"
+#include "ejob/job/job_pods.hpp"
 #include "ejob/util/error.hpp"
 
 namespace ejob::cli {
+
+using namespace ejob::job;  // the job layer: pods, views, status, waiting
 namespace {
 
 struct PortForwardFlags {

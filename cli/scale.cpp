@@ -10,6 +10,8 @@
 #include "ejob/util/error.hpp"
 
 namespace ejob::cli {
+
+using namespace ejob::job;  // the job layer: pods, views, status, waiting
 namespace {
 
 struct ScaleFlags {

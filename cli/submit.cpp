@@ -11,15 +11,17 @@
 
 #include "ejob/cli/commands.hpp"
 #include "ejob/cli/job.hpp"
-#include "ejob/cli/job_wait.hpp"
 #include "ejob/cli/kube_flags.hpp"
 #include "ejob/cli/local_job.hpp"
 #include "ejob/cli/manifest_objects.hpp"
 #include "ejob/cli/run.hpp"
+#include "ejob/job/job_wait.hpp"
 #include "ejob/kubeapi/job_submit.hpp"
 #include "ejob/util/error.hpp"
 
 namespace ejob::cli {
+
+using namespace ejob::job;  // the job layer: pods, views, status, waiting
 namespace {
 
 enum class DryRunMode { None, Client, Server };

@@ -1,13 +1,13 @@
-#include "ejob/cli/job_pods.hpp"
+#include "ejob/job/job_pods.hpp"
 
 #include <catch2/catch.hpp>
 
-#include "ejob/cli/job_describe.hpp"
-#include "ejob/cli/job_wait.hpp"
+#include "ejob/job/job_view.hpp"
+#include "ejob/job/job_wait.hpp"
 #include "ejob/kubeapi/exec_plugin.hpp"
 #include "ejob/util/error.hpp"
 
-namespace ejob::cli {
+namespace ejob::job {
 namespace {
 
 using kubeapi::Json;
@@ -119,20 +119,7 @@ TEST_CASE("describe: events of the job and its pods, gone workers included, olde
         std::vector<std::string>{"bert-worker-12", "bert-etcd", "bert-etcd-service", "bert"});
 }
 
-TEST_CASE("describe: event ages as kubectl shows repeated events") {
-  const auto now = *kubeapi::parse_rfc3339("2026-01-01T01:00:00Z");
-  CHECK(event_age({{"lastTimestamp", "2026-01-01T00:55:00Z"}}, now) == "5m");
-  CHECK(event_age({{"lastTimestamp", "2026-01-01T00:55:00Z"},
-                   {"firstTimestamp", "2026-01-01T00:48:00Z"},
-                   {"count", 3}},
-                  now) == "5m (x3 over 12m)");
-  CHECK(event_age({{"eventTime", "2026-01-01T00:59:30.000000Z"}, {"series", {{"count", 4}}}},
-                  now) == "30s (x4 over 30s)");
-  CHECK(event_age(Json::object(), now) == "<none>");
-}
-
 TEST_CASE("describe: evictions once per pod, oldest first, unknown times last") {
-  const auto now = *kubeapi::parse_rfc3339("2026-01-01T01:00:00Z");
   JobView v;
   v.job = {{"metadata", {{"name", "bert"}, {"uid", "j1"}}}};
   v.workers = {pod_with({{"reason", "Evicted"}, {"message", "low memory"}})};
@@ -147,13 +134,13 @@ TEST_CASE("describe: evictions once per pod, oldest first, unknown times last") 
               {{"involvedObject", {{"kind", "Pod"}, {"name", "bert-worker-0"}, {"uid", "u0"}}},
                {"reason", "Killing"},
                {"lastTimestamp", "2026-01-01T00:30:00Z"}}};
-  const std::vector<Eviction> found = job_evictions(v, now);
+  const std::vector<Eviction> found = job_evictions(v);
   REQUIRE(found.size() == 2);
   CHECK(found[0].pod == "worker-3");
-  CHECK(found[0].age == "20m");
+  CHECK(found[0].time == "2026-01-01T00:40:00Z");
   CHECK(found[0].why == "TaintManagerEviction: Marking for deletion Pod elastic-job/bert-worker-3");
   CHECK(found[1].pod == "worker-1");
-  CHECK(found[1].age.empty());
+  CHECK(found[1].time.empty());
   CHECK(found[1].why == "Evicted: low memory");
 }
 
@@ -176,4 +163,4 @@ TEST_CASE("parse_wait_timeout: seconds or a Go duration, 0 for no limit") {
 }
 
 }  // namespace
-}  // namespace ejob::cli
+}  // namespace ejob::job

@@ -1,4 +1,4 @@
-#include "ejob/cli/job_wait.hpp"
+#include "ejob/job/job_wait.hpp"
 
 #include <atomic>
 #include <charconv>
@@ -8,14 +8,13 @@
 #include <mutex>
 #include <thread>
 
-#include "ejob/cli/job_describe.hpp"
-#include "ejob/cli/job_pods.hpp"
-#include "ejob/cli/job_table.hpp"
+#include "ejob/job/job_pods.hpp"
+#include "ejob/job/job_view.hpp"
 #include "ejob/kubeapi/job_submit.hpp"
 #include "ejob/render/go_time.hpp"
 #include "ejob/util/error.hpp"
 
-namespace ejob::cli {
+namespace ejob::job {
 
 using kubeapi::Json;
 
@@ -46,7 +45,7 @@ std::string failure_of(const Json& job) {
   view.job = job;
   view.workers = job_pods(c, job);
   view.events = c.list(c.resource("v1", "Event"), ns).items;
-  const std::vector<Eviction> evictions = job_evictions(view, std::chrono::system_clock::now());
+  const std::vector<Eviction> evictions = job_evictions(view);
   const std::string look = " (see `ejob describe " + name + " -n " + ns + "` and `ejob logs " +
                            name + " -n " + ns + "`)";
   std::string what = failure_of(job);
@@ -220,4 +219,4 @@ void wait_for_job(kubeapi::Client& c, const Json& job,
                                       "` removes it");
 }
 
-}  // namespace ejob::cli
+}  // namespace ejob::job

@@ -1,4 +1,4 @@
-#include "ejob/cli/job_pods.hpp"
+#include "ejob/job/job_pods.hpp"
 
 #include <algorithm>
 #include <charconv>
@@ -6,7 +6,7 @@
 #include "ejob/kubeapi/job_submit.hpp"
 #include "ejob/util/error.hpp"
 
-namespace ejob::cli {
+namespace ejob::job {
 
 using kubeapi::Json;
 
@@ -181,4 +181,4 @@ std::vector<std::string> LineSplitter::add(std::string_view chunk) {
 
 std::string LineSplitter::rest() { return std::exchange(m_pending, {}); }
 
-}  // namespace ejob::cli
+}  // namespace ejob::job

@@ -12,7 +12,7 @@
 
 #include "ejob/kubeapi/client.hpp"
 
-namespace ejob::cli {
+namespace ejob::job {
 
 /// A --timeout value: a number of seconds ("300") or a Go duration ("90m", "1h30m"); 0 means
 /// no limit (nullopt). Throws ejob::Error(Usage) naming `flag` otherwise.
@@ -30,4 +30,4 @@ void wait_for_job(kubeapi::Client& client, const kubeapi::Json& job,
                   std::optional<std::chrono::milliseconds> timeout,
                   const std::function<void(const std::string&)>& note);
 
-}  // namespace ejob::cli
+}  // namespace ejob::job

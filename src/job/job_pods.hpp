@@ -12,7 +12,10 @@
 
 #include "ejob/kubeapi/client.hpp"
 
-namespace ejob::cli {
+namespace ejob::job {
+
+/// The label every object ejob renders carries (`app.kubernetes.io/managed-by: ejob`).
+inline constexpr const char* k_managed_by_ejob = "app.kubernetes.io/managed-by=ejob";
 
 /// The value at `path` in `obj`: a null Json when a key is missing or a step is not an object.
 const kubeapi::Json& json_at(const kubeapi::Json& obj, std::initializer_list<const char*> path);
@@ -88,4 +91,4 @@ class LineSplitter {
   std::string m_pending;
 };
 
-}  // namespace ejob::cli
+}  // namespace ejob::job

@@ -1,0 +1,153 @@
+#include "ejob/job/job_view.hpp"
+
+#include <algorithm>
+#include <future>
+#include <set>
+
+#include "ejob/job/job_pods.hpp"
+#include "ejob/kubeapi/exec_plugin.hpp"
+#include "ejob/kubeapi/job_submit.hpp"
+
+namespace ejob::job {
+
+using kubeapi::Json;
+using Clock = std::chrono::system_clock;
+
+namespace {
+
+/// Whether an event is about one of job `name`'s objects by name: the etcd Pod and Service,
+/// and worker pods and their headless Services (`NAME-worker-I`).
+bool names_job_object(const std::string& job, const Json& ev) {
+  const std::string kind = json_text(json_at(ev, {"involvedObject", "kind"}));
+  const std::string name = json_text(json_at(ev, {"involvedObject", "name"}));
+  if (kind != "Pod" && kind != "Service") return false;
+  const std::string rest = short_pod_name(job, name);
+  if (rest == name) return false;
+  if (rest == "etcd" || rest == "etcd-service") return true;
+  constexpr std::string_view k_worker = "worker-";
+  return rest.size() > k_worker.size() && rest.compare(0, k_worker.size(), k_worker) == 0 &&
+         std::all_of(rest.begin() + k_worker.size(), rest.end(),
+                     [](char c) { return c >= '0' && c <= '9'; });
+}
+
+constexpr const char* k_eviction_reasons[] = {"Evicted", "Preempted", "TaintManagerEviction"};
+
+bool is_eviction_event(const Json& ev) {
+  const std::string reason = json_text(ev.value("reason", Json()));
+  return json_text(json_at(ev, {"involvedObject", "kind"})) == "Pod" &&
+         std::find(std::begin(k_eviction_reasons), std::end(k_eviction_reasons), reason) !=
+             std::end(k_eviction_reasons);
+}
+
+}  // namespace
+
+/// When an event last happened: lastTimestamp, else eventTime, else firstTimestamp.
+std::string event_time(const Json& ev) {
+  for (const char* key : {"lastTimestamp", "eventTime", "firstTimestamp"})
+    if (std::string t = json_text(ev.value(key, Json())); !t.empty()) return t;
+  return json_text(json_at(ev, {"metadata", "creationTimestamp"}));
+}
+
+std::string event_first_time(const Json& ev) {
+  for (const char* key : {"firstTimestamp", "eventTime"})
+    if (std::string t = json_text(ev.value(key, Json())); !t.empty()) return t;
+  return event_time(ev);
+}
+
+std::vector<Json> job_events(const Json& job, const std::vector<Json>& events) {
+  const std::string uid = json_text(json_at(job, {"metadata", "uid"}));
+  const std::string name = json_text(json_at(job, {"metadata", "name"}));
+  std::vector<Json> out;
+  for (const Json& ev : events)
+    if ((!uid.empty() && json_text(json_at(ev, {"involvedObject", "uid"})) == uid) ||
+        names_job_object(name, ev))
+      out.push_back(ev);
+  std::stable_sort(out.begin(), out.end(), [](const Json& a, const Json& b) {
+    const auto ta = kubeapi::parse_rfc3339(event_time(a));
+    const auto tb = kubeapi::parse_rfc3339(event_time(b));
+    return ta.value_or(Clock::time_point{}) < tb.value_or(Clock::time_point{});
+  });
+  return out;
+}
+
+std::vector<Eviction> job_evictions(const JobView& view) {
+  const std::string job = json_text(json_at(view.job, {"metadata", "name"}));
+  std::vector<std::pair<std::string, Eviction>> found;  // (time, eviction)
+  std::set<std::string> seen;                           // pod uids, or names when no uid
+  for (const Json& pod : view.workers) {
+    const auto why = disruption_of(pod);
+    if (!why) continue;
+    std::string when;
+    const Json& conditions = json_at(pod, {"status", "conditions"});
+    if (conditions.is_array())
+      for (const Json& c : conditions)
+        if (json_text(c.value("type", Json())) == "DisruptionTarget")
+          when = json_text(c.value("lastTransitionTime", Json()));
+    const std::string name = json_text(json_at(pod, {"metadata", "name"}));
+    seen.insert(json_text(json_at(pod, {"metadata", "uid"})));
+    found.push_back({when, {short_pod_name(job, name), when, *why}});
+  }
+  for (const Json& ev : job_events(view.job, view.events)) {
+    if (!is_eviction_event(ev)) continue;
+    const std::string uid = json_text(json_at(ev, {"involvedObject", "uid"}));
+    const std::string name = json_text(json_at(ev, {"involvedObject", "name"}));
+    if (!seen.insert(uid.empty() ? name : uid).second) continue;
+    const std::string when = event_time(ev);
+    found.push_back(
+        {when,
+         {short_pod_name(job, name), when,
+          json_text(ev.value("reason", Json())) + ": " + json_text(ev.value("message", Json()))}});
+  }
+  std::stable_sort(found.begin(), found.end(), [](const auto& a, const auto& b) {
+    // A time not known (a pod's status.reason alone) sorts last.
+    return kubeapi::parse_rfc3339(a.first).value_or(Clock::time_point::max()) <
+           kubeapi::parse_rfc3339(b.first).value_or(Clock::time_point::max());
+  });
+  std::vector<Eviction> out;
+  for (auto& [when, e] : found) out.push_back(std::move(e));
+  return out;
+}
+
+std::string job_status(const Json& job) {
+  if (!json_text(json_at(job, {"metadata", "deletionTimestamp"})).empty()) return "Terminating";
+  const auto status = job.value("status", Json::object());
+  static constexpr const char* k_order[] = {"Succeeded", "Failed", "Restarting", "Running",
+                                            "Created"};
+  bool seen[std::size(k_order)] = {};
+  for (const auto& c : status.value("conditions", Json::array())) {
+    if (c.value("status", "") != "True") continue;
+    for (std::size_t i = 0; i < std::size(k_order); ++i)
+      if (c.value("type", "") == k_order[i]) seen[i] = true;
+  }
+  for (std::size_t i = 0; i < std::size(k_order); ++i)
+    if (seen[i]) return k_order[i];
+  return "Pending";
+}
+
+JobView fetch_view(kubeapi::Client& c, const std::string& ns, const std::string& name) {
+  // The job and what describe shows with it, side by side: one round trip when the job exists.
+  auto workers = std::async(std::launch::async, [&] { return worker_pods(c, ns, name); });
+  auto own = std::async(std::launch::async, [&] {
+    return c
+        .list(c.resource("v1", "Pod"), ns,
+              {"app.kubernetes.io/instance=" + name + ",app.kubernetes.io/component=etcd," +
+               k_managed_by_ejob})
+        .items;
+  });
+  auto events =
+      std::async(std::launch::async, [&] { return c.list(c.resource("v1", "Event"), ns).items; });
+  JobView view;
+  try {
+    view.job = get_job(c, ns, name);
+  } catch (...) {
+    workers.wait(), own.wait(), events.wait();
+    throw;
+  }
+  const std::string uid = view.job["metadata"].value("uid", "");
+  view.workers = keep_owned(workers.get(), uid);
+  view.own_pods = keep_owned(own.get(), uid);
+  view.events = events.get();
+  return view;
+}
+
+}  // namespace ejob::job
