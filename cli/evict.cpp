@@ -9,7 +9,7 @@
 #include "ejob/cli/job.hpp"
 #include "ejob/cli/kube_flags.hpp"
 #include "ejob/cli/local_job.hpp"
-#include "ejob/local/local_jobs.hpp"
+#include "ejob/job/cluster_backend.hpp"
 #include "ejob/util/error.hpp"
 
 namespace ejob::cli {
@@ -25,9 +25,8 @@ struct EvictFlags {
 };
 
 void run_evict(const EvictFlags& f) {
-  if (f.grace < 0) throw Error(ErrorCode::Usage, "--grace: seconds, 0 or more");
   if (targets_local_job(f.kube, f.name)) {
-    local::evict(f.name, f.worker, f.grace);
+    local_backend().evict(f.name, f.worker, f.grace);
     std::cout << "worker-" << f.worker << " of elasticjob \"" << f.name
               << "\" evicted (SIGTERM; SIGKILL after " << f.grace << " s)\n";
     return;
@@ -35,9 +34,8 @@ void run_evict(const EvictFlags& f) {
   KubeSession session = open_session(f.kube);
   const std::string ns =
       f.kube.name_space.empty() ? std::string(k_job_namespace) : f.kube.name_space;
-  const std::string pod = f.name + "-worker-" + std::to_string(f.worker);
-  session.client->evict(ns, pod);
-  std::cout << "pod \"" << pod << "\" evicted\n";
+  job::ClusterBackend(*session.client, ns).evict(f.name, f.worker, f.grace);
+  std::cout << "pod \"" << f.name << "-worker-" << f.worker << "\" evicted\n";
 }
 
 }  // namespace

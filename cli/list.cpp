@@ -9,6 +9,8 @@
 #include "ejob/cli/kube_flags.hpp"
 #include "ejob/cli/local_job.hpp"
 #include "ejob/cli/manifest_objects.hpp"
+#include "ejob/job/cluster_backend.hpp"
+#include "ejob/job/jobs.hpp"
 #include "ejob/kubeapi/job_submit.hpp"
 #include "ejob/util/error.hpp"
 
@@ -26,12 +28,14 @@ struct ListFlags {
   bool managed_fields = false;
 };
 
-/// The cluster's jobs, unless the flags say `--context local` or no cluster is configured.
-std::vector<Json> cluster_jobs(const ListFlags& f, const std::string& ns) {
-  if (is_local_context(f.kube) || !has_cluster(f.kube)) return {};
+/// The cluster's jobs, unless the flags say `--context local` or no cluster is configured;
+/// then this machine's.
+std::vector<Json> jobs_of(const ListFlags& f, const std::string& ns) {
+  job::LocalBackend local = local_backend();
+  if (is_local_context(f.kube) || !has_cluster(f.kube)) return job::list_jobs({&local});
   KubeSession session = open_session(f.kube);
-  const kubeapi::ResourceInfo res = kubeapi::job_resource(*session.client);
-  return session.client->list(res, ns, {k_managed_by_ejob}).items;
+  job::ClusterBackend cluster(*session.client, ns);
+  return job::list_jobs({&cluster, &local});
 }
 
 void run_list(const ListFlags& f) {
@@ -41,8 +45,7 @@ void run_list(const ListFlags& f) {
   const std::string ns = f.all_namespaces            ? ""
                          : f.kube.name_space.empty() ? std::string(k_job_namespace)
                                                      : f.kube.name_space;
-  std::vector<Json> jobs = cluster_jobs(f, ns);
-  for (Json& job : local_job_objects()) jobs.push_back(std::move(job));
+  std::vector<Json> jobs = jobs_of(f, ns);
   if (out == Output::Json || out == Output::Yaml) {
     std::cout << format_objects(std::move(jobs), out, f.managed_fields, Grouping::AlwaysList);
     return;
@@ -52,7 +55,10 @@ void run_list(const ListFlags& f) {
     return;
   }
   if (jobs.empty()) {
-    std::cerr << (ns.empty() ? "No jobs found.\n" : "No jobs found in namespace " + ns + ".\n");
+    if (is_local_context(f.kube) || !has_cluster(f.kube))
+      std::cerr << "No jobs found on this machine (and no cluster configured).\n";
+    else
+      std::cerr << (ns.empty() ? "No jobs found.\n" : "No jobs found in namespace " + ns + ".\n");
     return;
   }
   const TableColumns columns{f.all_namespaces, out == Output::Wide};

@@ -1,12 +1,13 @@
 /// `ejob scale NAME --workers N`: adds or removes nodes of a running local job, within its
-/// min..max (the survivors and newcomers form a new rendezvous round, as on a cluster).
+/// min..max (the survivors and newcomers form a new rendezvous round, as on a cluster). A
+/// cluster job is scaled by its ElasticJob controller; the cluster backend says so.
 
 #include <iostream>
 
 #include "ejob/cli/commands.hpp"
 #include "ejob/cli/kube_flags.hpp"
 #include "ejob/cli/local_job.hpp"
-#include "ejob/local/local_jobs.hpp"
+#include "ejob/job/cluster_backend.hpp"
 #include "ejob/util/error.hpp"
 
 namespace ejob::cli {
@@ -21,13 +22,12 @@ struct ScaleFlags {
 };
 
 void run_scale(const ScaleFlags& f) {
-  if (!targets_local_job(f.kube, f.name))
-    throw Error(ErrorCode::NotFound,
-                "no local job named \"" + f.name +
-                    "\": ejob scale acts on local jobs (a cluster job's ElasticJob controller "
-                    "scales between min and max itself)");
-  const local::JobState s = local::scale(f.name, f.workers);
-  std::cout << "elasticjob \"" << s.name << "\" scaled to " << s.desired_nodes << " nodes\n";
+  if (!targets_local_job(f.kube, f.name)) {
+    KubeSession session = open_session(f.kube);
+    job::ClusterBackend(*session.client, f.kube.name_space).scale(f.name, f.workers);
+  }
+  local_backend().scale(f.name, f.workers);
+  std::cout << "elasticjob \"" << f.name << "\" scaled to " << f.workers << " nodes\n";
 }
 
 }  // namespace

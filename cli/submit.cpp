@@ -15,7 +15,9 @@
 #include "ejob/cli/local_job.hpp"
 #include "ejob/cli/manifest_objects.hpp"
 #include "ejob/cli/run.hpp"
+#include "ejob/job/cluster_backend.hpp"
 #include "ejob/job/job_wait.hpp"
+#include "ejob/job/jobs.hpp"
 #include "ejob/kubeapi/job_submit.hpp"
 #include "ejob/util/error.hpp"
 
@@ -86,7 +88,9 @@ void print_client_dry_run(const std::vector<kubeapi::Json>& objects, const std::
   }
 }
 
-void print_result(const kubeapi::SubmitResult& r, const SubmitPlan& plan) {
+/// What a submit prints: -o name/json/yaml the objects; else one line naming the job, where it
+/// runs, and the commands to follow it.
+void print_result(const job::Submitted& r, const SubmitPlan& plan, const std::string& ns) {
   if (plan.output == Output::Name) {
     for (const auto& o : r.objects) std::cout << kubeapi::qualified_name(o) << '\n';
     return;
@@ -95,15 +99,18 @@ void print_result(const kubeapi::SubmitResult& r, const SubmitPlan& plan) {
     std::cout << format_objects(r.objects, plan.output, plan.managed_fields);
     return;
   }
-  const std::string name = r.job["metadata"].value("name", "");
-  const std::string ns = r.job["metadata"].value("namespace", "");
-  std::cout << "elasticjob \"" << name << "\" submitted to namespace " << ns << " ("
-            << r.objects.size() << " objects"
-            << (plan.dry_run == DryRunMode::Server ? ", server dry run" : "") << ")\n";
+  const bool local = !r.summary.empty();
+  const std::string in_ns = local ? "" : " -n " + ns;
+  if (local)
+    std::cout << "elasticjob \"" << r.name << "\" runs locally (" << r.summary << ")\n";
+  else
+    std::cout << "elasticjob \"" << r.name << "\" submitted to namespace " << ns << " ("
+              << r.objects.size() << " objects"
+              << (plan.dry_run == DryRunMode::Server ? ", server dry run" : "") << ")\n";
   if (plan.dry_run == DryRunMode::Server) return;
-  std::cout << "  follow:  ejob logs " << name << " -n " << ns << " -f\n"
-            << "  inspect: ejob describe " << name << " -n " << ns << "\n"
-            << "  remove:  ejob delete " << name << " -n " << ns << "\n";
+  std::cout << "  follow:  ejob logs " << r.name << in_ns << " -f\n"
+            << "  inspect: ejob describe " << r.name << in_ns << "\n"
+            << "  remove:  ejob delete " << r.name << in_ns << "\n";
 }
 
 /// Without any cluster configuration, a submit says so and shows the local form.
@@ -122,29 +129,39 @@ bool says_local(const JobRequest& request, const render::RenderIo& io) {
   return it != job.values.end() && it->second.is_string() && it->second.as_string() == "local";
 }
 
-void run_local(const SubmitFlags& f, const JobRequest& request, const SubmitPlan& plan) {
-  if (plan.dry_run == DryRunMode::Server)
-    throw Error(ErrorCode::Usage, "--dry-run=server needs a cluster; a local job has no server");
+job::SubmitOptions submit_options(const SubmitFlags& f, const SubmitPlan& plan) {
+  return {f.request.exact_name, plan.dry_run == DryRunMode::Server, f.create_namespace};
+}
+
+/// Submits through `backend`, prints, and with --wait/--follow waits for the job's end.
+void submit_with(job::Backend& backend, const job::RenderObjects& render, const SubmitFlags& f,
+                 const SubmitPlan& plan, const std::string& ns) {
+  const job::Submitted r = backend.submit(render, submit_options(f, plan));
+  for (const std::string& note : r.notes) std::cerr << "ejob: note: " << note << '\n';
+  print_result(r, plan, ns);
+  if (!plan.wait && !f.follow) return;
+  std::cout.flush();
+  if (f.follow)
+    logs_local(r.name, true);
+  else
+    backend.wait(r.name, plan.timeout,
+                 [](const std::string& line) { std::cerr << "ejob: " << line << std::endl; });
+  std::cerr << "ejob: elasticjob \"" << r.name << "\" succeeded\n";
+}
+
+void run_local(const SubmitFlags& f, const JobRequest& request, const SubmitPlan& plan,
+               const render::RenderIo& io) {
   if (f.create_namespace || !f.request.name_space.empty())
     std::cerr
         << "ejob: note: a local job has no namespace; -n and --create-namespace are left out\n";
-  submit_local(request, {plan.output, plan.wait, f.follow, plan.timeout});
+  job::LocalBackend backend = local_backend();
+  submit_with(
+      backend, [&] { return parse_manifests(render_job(resolve_job(request, io.read), io)); }, f,
+      plan, "");
 }
 
-void run_submit(SubmitFlags& f) {
-  JobRequest request = f.request;
-  request.flags.command = take_trailing_args();
-  SubmitPlan plan = validate(f);
-  if (f.follow && plan.dry_run != DryRunMode::None)
-    throw Error(ErrorCode::Usage, "--follow cannot follow a --dry-run");
-  const render::RenderIo io = render_io();
-  if (plan.dry_run == DryRunMode::Client) {
-    const std::string text = render_job(resolve_job(request, io.read), io);
-    print_client_dry_run(parse_manifests(text), text, plan.output);
-    return;
-  }
-  if (f.local || is_local_context(f.kube) || says_local(request, io))
-    return run_local(f, request, plan);
+void run_cluster(const SubmitFlags& f, const JobRequest& request, const SubmitPlan& plan,
+                 const render::RenderIo& io) {
   if (f.follow)
     throw Error(ErrorCode::Usage,
                 "--follow is for --local jobs; on a cluster use --wait and ejob logs -f");
@@ -168,25 +185,30 @@ void run_submit(SubmitFlags& f) {
     discovery.wait();
     throw;
   }
-  kubeapi::RenderObjects render = [&] {
+  job::RenderObjects render = [&] {
     // The first rendering is reused; a taken name makes resolve_job draw a new suffix.
     if (!first_objects.empty()) return std::exchange(first_objects, {});
     return parse_manifests(render_job(resolve_job(request, io.read), io));
   };
-  kubeapi::SubmitOptions options;
-  options.naming = request.exact_name ? kubeapi::NameChoice::Exact : kubeapi::NameChoice::Drawn;
-  options.dry_run =
-      plan.dry_run == DryRunMode::Server ? kubeapi::DryRun::All : kubeapi::DryRun::None;
-  options.name_space = first->name_space;
-  options.create_namespace = f.create_namespace;
-  const kubeapi::SubmitResult result = kubeapi::submit_job(*session.client, render, options);
-  print_result(result, plan);
-  if (!plan.wait) return;
-  std::cout.flush();
-  wait_for_job(*session.client, result.job, plan.timeout,
-               [](const std::string& line) { std::cerr << "ejob: " << line << std::endl; });
-  std::cerr << "ejob: elasticjob \"" << result.job["metadata"].value("name", "")
-            << "\" succeeded\n";
+  job::ClusterBackend backend(*session.client, first->name_space);
+  submit_with(backend, render, f, plan, first->name_space);
+}
+
+void run_submit(SubmitFlags& f) {
+  JobRequest request = f.request;
+  request.flags.command = take_trailing_args();
+  SubmitPlan plan = validate(f);
+  if (f.follow && plan.dry_run != DryRunMode::None)
+    throw Error(ErrorCode::Usage, "--follow cannot follow a --dry-run");
+  const render::RenderIo io = render_io();
+  if (plan.dry_run == DryRunMode::Client) {
+    const std::string text = render_job(resolve_job(request, io.read), io);
+    print_client_dry_run(parse_manifests(text), text, plan.output);
+    return;
+  }
+  const job::Where where = job::submit_target(f.local, f.kube.context, says_local(request, io));
+  if (where == job::Where::Local) return run_local(f, request, plan, io);
+  run_cluster(f, request, plan, io);
 }
 
 }  // namespace

@@ -1,0 +1,73 @@
+#pragma once
+/// What runs a job: a Kubernetes cluster (ClusterBackend, over src/kubeapi) or this machine
+/// (LocalBackend, over src/local). The job commands are written once over this interface
+/// (jobs.hpp); cli/ picks a backend, calls one of them and prints.
+
+#include <chrono>
+#include <functional>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "ejob/kubeapi/client.hpp"
+
+namespace ejob::job {
+
+using kubeapi::Json;
+
+/// A fresh rendering of the job's objects; each call draws a new name unless it is exact.
+using RenderObjects = std::function<std::vector<Json>()>;
+
+/// Progress lines of a long wait ("… 1 of 2 workers running").
+using Report = std::function<void(const std::string&)>;
+
+enum class Where { Cluster, Local };
+
+struct SubmitOptions {
+  bool exact_name = false;        ///< a taken name is refused instead of drawn again
+  bool server_dry_run = false;    ///< cluster: dryRun=All
+  bool create_namespace = false;  ///< cluster: Helm's --create-namespace
+};
+
+struct Submitted {
+  std::string name;
+  std::vector<Json> objects;       ///< as created (cluster: the server's answers)
+  std::vector<std::string> notes;  ///< what this backend leaves out of the job
+  std::string summary;             ///< local: "2 nodes, etcd 127.0.0.1:PORT"; cluster: ""
+};
+
+struct RemoveOptions {
+  bool keep = false;  ///< local: keep the job's folder
+};
+
+/// What a removal found: nothing, a job removed, or one that finalizers still hold.
+struct Removed {
+  bool found = false;
+  std::string held_by;  ///< the finalizers holding it ("" when it is gone)
+};
+
+class Backend {
+ public:
+  virtual ~Backend() = default;
+  [[nodiscard]] virtual Where where() const = 0;
+  /// Creates the job; a drawn name that is taken is drawn again (render), an exact one is
+  /// ejob::Error(Conflict). Nothing is left behind when it fails.
+  virtual Submitted submit(const RenderObjects& render, const SubmitOptions& options) = 0;
+  /// The jobs, as ElasticJob objects with their status.
+  virtual std::vector<Json> list() = 0;
+  /// Returns once job `name` succeeded; throws JobFailed (1), Preempted (10), Timeout (9) or
+  /// NotFound (8) as docs/exit-codes.md says.
+  virtual void wait(const std::string& name, std::optional<std::chrono::milliseconds> timeout,
+                    const Report& report) = 0;
+  virtual Removed remove(const std::string& name, const RemoveOptions& options) = 0;
+  /// Returns once what remove() started is over (a cluster's garbage collector has taken the
+  /// job's pods); ejob::Error(Timeout) after `timeout`.
+  virtual void wait_removed(const std::string& name,
+                            std::optional<std::chrono::milliseconds> timeout) = 0;
+  /// Sets the number of worker nodes (within min..max).
+  virtual void scale(const std::string& name, int nodes) = 0;
+  /// Evicts worker `index`, as a spot reclaim does; `grace_s` where the backend decides it.
+  virtual void evict(const std::string& name, int index, int grace_s) = 0;
+};
+
+}  // namespace ejob::job

@@ -1,0 +1,104 @@
+#include "ejob/job/local_backend.hpp"
+
+#include "ejob/local/job_launch.hpp"
+#include "ejob/local/local_jobs.hpp"
+#include "ejob/util/error.hpp"
+
+namespace ejob::job {
+namespace {
+
+const Json& elastic_job(const std::vector<Json>& objects) {
+  for (const Json& o : objects)
+    if (o.value("kind", "") == "ElasticJob") return o;
+  throw Error(ErrorCode::Input, "the job has no ElasticJob");
+}
+
+int count_of(const local::JobState& s, const char* status) {
+  int n = 0;
+  for (const local::NodeState& node : s.nodes) n += node.status == status;
+  return n;
+}
+
+/// A local job as the ElasticJob object a cluster would show: its rendered object with the
+/// creation time and a status written from the local state, in the words of the ElasticJob
+/// conditions.
+Json job_object(const local::JobState& s, Json job) {
+  int active = 0;
+  for (const local::NodeState& n : s.nodes) active += n.pid != 0;
+  const std::string word =
+      s.phase == local::Phase::Starting ? "Created" : local::phase_name(s.phase);
+  job["metadata"]["creationTimestamp"] = s.created;
+  job["metadata"]["annotations"]["ejob.io/where"] = "local";
+  job["status"]["conditions"] =
+      Json::array({{{"type", word}, {"status", "True"}, {"message", s.message}}});
+  job["status"]["replicaStatuses"]["Worker"] = {{"active", active},
+                                                {"succeeded", count_of(s, "succeeded")},
+                                                {"failed", count_of(s, "failed")}};
+  job["spec"]["replicaSpecs"]["Worker"]["replicas"] = s.desired_nodes;
+  if (!s.finished.empty()) job["status"]["completionTime"] = s.finished;
+  return job;
+}
+
+std::string summary_of(const local::JobState& s) {
+  return std::to_string(s.desired_nodes) + (s.desired_nodes == 1 ? " node" : " nodes") + ", etcd " +
+         s.etcd_endpoint;
+}
+
+}  // namespace
+
+bool local_job_exists(const std::string& name) { return local::exists(name); }
+
+Submitted LocalBackend::submit(const RenderObjects& render, const SubmitOptions& options) {
+  if (options.server_dry_run)
+    throw Error(ErrorCode::Usage, "--dry-run=server needs a cluster; a local job has no server");
+  std::vector<Json> objects = render();
+  const local::Machine machine = local::find_machine(m_self, !local::runs_without_python(objects));
+  for (int attempt = 0;; ++attempt) {
+    Submitted out;
+    const local::LaunchSpec spec = local::launch_from_objects(objects, machine, out.notes);
+    local::check_script(spec);
+    try {
+      const local::JobState state = local::submit(spec, objects, m_self);
+      out.name = state.name;
+      out.summary = summary_of(state);
+      out.objects = std::move(objects);
+      return out;
+    } catch (const Error& e) {
+      // A drawn name another local job holds is drawn again, as on a cluster.
+      if (e.code() != ErrorCode::Conflict || options.exact_name || attempt == 4) throw;
+      objects = render();
+    }
+  }
+}
+
+std::vector<Json> LocalBackend::list() {
+  std::vector<Json> jobs;
+  for (const local::JobState& s : local::list(warn)) {
+    try {
+      jobs.push_back(job_object(s, elastic_job(local::rendered_objects(s.name))));
+    } catch (const Error& e) {
+      warn(e.message());
+    }
+  }
+  return jobs;
+}
+
+void LocalBackend::wait(const std::string& name, std::optional<std::chrono::milliseconds> timeout,
+                        const Report& report) {
+  local::throw_if_unsuccessful(local::wait(name, timeout, report, report_every));
+}
+
+Removed LocalBackend::remove(const std::string& name, const RemoveOptions& options) {
+  if (!local::exists(name)) return {};
+  local::remove(name, options.keep);
+  return {true, ""};
+}
+
+void LocalBackend::scale(const std::string& name, int nodes) { local::scale(name, nodes); }
+
+void LocalBackend::evict(const std::string& name, int index, int grace_s) {
+  if (grace_s < 0) throw Error(ErrorCode::Usage, "--grace: seconds, 0 or more");
+  local::evict(name, index, grace_s);
+}
+
+}  // namespace ejob::job
