@@ -5,6 +5,8 @@
 
 #include <future>
 #include <iostream>
+#include <type_traits>
+#include <variant>
 
 #include "ejob/cli/commands.hpp"
 #include "ejob/cli/job.hpp"
@@ -13,6 +15,7 @@
 #include "ejob/cli/kube_flags.hpp"
 #include "ejob/cli/local_job.hpp"
 #include "ejob/cli/manifest_objects.hpp"
+#include "ejob/job/cluster_backend.hpp"
 #include "ejob/job/job_pods.hpp"
 #include "ejob/kubeapi/job_submit.hpp"
 #include "ejob/util/error.hpp"
@@ -31,23 +34,49 @@ struct DescribeFlags {
   bool managed_fields = false;
 };
 
-void run_describe(const DescribeFlags& f) {
-  const Output out = f.output.empty() ? Output::Text : parse_output(f.output, {"json", "yaml"});
-  if (targets_local_job(f.kube, f.name)) return describe_local(f.name, out);
-  KubeSession session = open_session(f.kube);
-  kubeapi::Client& c = *session.client;
-  const std::string ns =
-      f.kube.name_space.empty() ? std::string(k_job_namespace) : f.kube.name_space;
-  const JobView view = fetch_view(c, ns, f.name);
-  if (out == Output::Text) {
-    std::cout << describe_job(view, std::chrono::system_clock::now());
-    return;
-  }
+/// The objects -o json/yaml prints of a cluster job: the job, its own pods, its workers and
+/// the events about them.
+std::vector<Json> described_objects(const JobView& view) {
   std::vector<Json> objects = {view.job};
   for (const auto* list : {&view.own_pods, &view.workers})
     objects.insert(objects.end(), list->begin(), list->end());
   for (Json& ev : job_events(view.job, view.events)) objects.push_back(std::move(ev));
-  std::cout << format_objects(std::move(objects), out, f.managed_fields);
+  return objects;
+}
+
+/// A local job's -o json/yaml: the ElasticJob object `ejob list` shows for it.
+std::vector<Json> described_objects(const local::JobView& view) {
+  for (const Json& job : local_backend().list())
+    if (job["metadata"].value("name", "") == view.state.name) return {job};
+  return {};
+}
+
+void print_description(const job::Description& d, Output out, bool managed_fields) {
+  const auto now = std::chrono::system_clock::now();
+  if (out == Output::Text) {
+    std::cout << std::visit(
+        [&](const auto& view) {
+          if constexpr (std::is_same_v<std::decay_t<decltype(view)>, JobView>)
+            return describe_job(view, now);
+          else
+            return describe_local_job(view, now);
+        },
+        d);
+    return;
+  }
+  std::vector<Json> objects = std::visit([](const auto& v) { return described_objects(v); }, d);
+  std::cout << format_objects(std::move(objects), out, managed_fields);
+}
+
+void run_describe(const DescribeFlags& f) {
+  const Output out = f.output.empty() ? Output::Text : parse_output(f.output, {"json", "yaml"});
+  if (targets_local_job(f.kube, f.name))
+    return print_description(local_backend().describe(f.name), out, f.managed_fields);
+  KubeSession session = open_session(f.kube);
+  const std::string ns =
+      f.kube.name_space.empty() ? std::string(k_job_namespace) : f.kube.name_space;
+  print_description(job::ClusterBackend(*session.client, ns).describe(f.name), out,
+                    f.managed_fields);
 }
 
 }  // namespace

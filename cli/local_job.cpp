@@ -38,19 +38,4 @@ bool targets_local_job(const KubeFlags& flags, const std::string& name) {
   return false;
 }
 
-void logs_local(const std::string& name, bool follow) {
-  std::optional<local::JobState> end = local::logs(name, follow, std::cout);
-  if (end) local::throw_if_unsuccessful(*end);
-}
-
-void describe_local(const std::string& name, Output output) {
-  const local::JobView v = local::view(name);
-  if (output == Output::Text) {
-    std::cout << describe_local_job(v, std::chrono::system_clock::now());
-    return;
-  }
-  for (const kubeapi::Json& job : local_backend().list())
-    if (job["metadata"].value("name", "") == name) std::cout << format_objects({job}, output);
-}
-
 }  // namespace ejob::cli

@@ -4,6 +4,9 @@
 /// manifests and talks to no server; `--dry-run=server` sends everything with dryRun=All.
 /// `--wait` then waits for the job to end (cli/job_wait.hpp). Exit statuses: docs/exit-codes.md.
 
+#include <unistd.h>
+
+#include <cstdlib>
 #include <future>
 #include <iostream>
 #include <optional>
@@ -13,6 +16,7 @@
 #include "ejob/cli/job.hpp"
 #include "ejob/cli/kube_flags.hpp"
 #include "ejob/cli/local_job.hpp"
+#include "ejob/cli/log_printer.hpp"
 #include "ejob/cli/manifest_objects.hpp"
 #include "ejob/cli/run.hpp"
 #include "ejob/job/cluster_backend.hpp"
@@ -141,11 +145,15 @@ void submit_with(job::Backend& backend, const job::RenderObjects& render, const 
   print_result(r, plan, ns);
   if (!plan.wait && !f.follow) return;
   std::cout.flush();
-  if (f.follow)
-    logs_local(r.name, true);
-  else
-    backend.wait(r.name, plan.timeout,
-                 [](const std::string& line) { std::cerr << "ejob: " << line << std::endl; });
+  if (f.follow) {
+    // The logs until the job ends; then its result, as --wait gives it.
+    Printer out(isatty(1) && !std::getenv("NO_COLOR"), true);
+    job::LogRequest request;
+    request.options.follow = true;
+    backend.logs(r.name, request, out);
+  }
+  backend.wait(r.name, plan.timeout,
+               [](const std::string& line) { std::cerr << "ejob: " << line << std::endl; });
   std::cerr << "ejob: elasticjob \"" << r.name << "\" succeeded\n";
 }
 
@@ -162,9 +170,6 @@ void run_local(const SubmitFlags& f, const JobRequest& request, const SubmitPlan
 
 void run_cluster(const SubmitFlags& f, const JobRequest& request, const SubmitPlan& plan,
                  const render::RenderIo& io) {
-  if (f.follow)
-    throw Error(ErrorCode::Usage,
-                "--follow is for --local jobs; on a cluster use --wait and ejob logs -f");
   require_cluster(f.kube);
   KubeSession session = open_session(f.kube);
   // Discovery (loading libcurl, the first TLS handshake) starts while the chart renders;
@@ -235,7 +240,7 @@ void register_submit(CLI::App& app) {
                 "Run the job on this machine: a private etcd and one ejob-agent per node "
                 "(also --context local)");
   cmd->add_flag("--follow", flags->follow,
-                "With --local: wait for the job's end, printing the workers' logs as they come");
+                "Wait for the job's end (as --wait), printing the workers' logs as they come");
   cmd->add_option("--timeout", flags->timeout,
                   "How long --wait waits: seconds or a duration such as 2h (0: no limit)");
   cmd->callback([flags] { run_submit(*flags); });

@@ -7,9 +7,13 @@
 #include <functional>
 #include <optional>
 #include <string>
+#include <variant>
 #include <vector>
 
+#include "ejob/job/job_view.hpp"
+#include "ejob/job/logs.hpp"
 #include "ejob/kubeapi/client.hpp"
+#include "ejob/local/local_jobs.hpp"
 
 namespace ejob::job {
 
@@ -46,6 +50,9 @@ struct Removed {
   std::string held_by;  ///< the finalizers holding it ("" when it is gone)
 };
 
+/// What describe shows of a job, as data: a cluster job's objects, or a local job's state.
+using Description = std::variant<JobView, local::JobView>;
+
 class Backend {
  public:
   virtual ~Backend() = default;
@@ -68,6 +75,11 @@ class Backend {
   virtual void scale(const std::string& name, int nodes) = 0;
   /// Evicts worker `index`, as a spot reclaim does; `grace_s` where the backend decides it.
   virtual void evict(const std::string& name, int index, int grace_s) = 0;
+  /// The job's workers' logs into `out`; with `options.follow`, until the job ends (a local
+  /// job's end then decides the result as wait() does).
+  virtual void logs(const std::string& name, const LogRequest& request, LogSink& out) = 0;
+  /// What `ejob describe` shows of job `name`; ejob::Error(NotFound) when there is none.
+  virtual Description describe(const std::string& name) = 0;
 };
 
 }  // namespace ejob::job

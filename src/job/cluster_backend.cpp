@@ -3,6 +3,7 @@
 #include <thread>
 
 #include "ejob/job/job_pods.hpp"
+#include "ejob/job/job_view.hpp"
 #include "ejob/job/job_wait.hpp"
 #include "ejob/kubeapi/job_submit.hpp"
 #include "ejob/render/go_time.hpp"
@@ -102,6 +103,10 @@ void ClusterBackend::scale(const std::string& name, int) {
 
 void ClusterBackend::evict(const std::string& name, int index, int) {
   m_client.evict(m_ns, name + "-worker-" + std::to_string(index));
+}
+
+Description ClusterBackend::describe(const std::string& name) {
+  return fetch_view(m_client, m_ns, name);
 }
 
 }  // namespace ejob::job

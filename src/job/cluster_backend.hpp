@@ -27,6 +27,8 @@ class ClusterBackend : public Backend {
   /// The Eviction API on pod NAME-worker-I (disruption budgets apply; the grace period is the
   /// pod's own).
   void evict(const std::string& name, int index, int grace_s) override;
+  void logs(const std::string& name, const LogRequest& request, LogSink& out) override;
+  Description describe(const std::string& name) override;
 
  private:
   kubeapi::Client& m_client;

@@ -45,6 +45,14 @@ class RecordingBackend : public Backend {
   void evict(const std::string& name, int index, int grace_s) override {
     calls.push_back("evict " + name + " " + std::to_string(index) + " " + std::to_string(grace_s));
   }
+  void logs(const std::string& name, const LogRequest& request, LogSink& out) override {
+    calls.push_back("logs " + name + (request.options.follow ? " -f" : ""));
+    out.lines("worker-0", 0, {"a line"});
+  }
+  Description describe(const std::string& name) override {
+    calls.push_back("describe " + name);
+    return JobView{};
+  }
 
  private:
   Where m_where;

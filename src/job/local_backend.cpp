@@ -101,4 +101,20 @@ void LocalBackend::evict(const std::string& name, int index, int grace_s) {
   local::evict(name, index, grace_s);
 }
 
+Description LocalBackend::describe(const std::string& name) { return local::view(name); }
+
+void LocalBackend::logs(const std::string& name, const LogRequest& request, LogSink& out) {
+  const kubeapi::LogOptions& o = request.options;
+  if (o.timestamps || o.previous || o.since_seconds >= 0 || !o.since_time.empty() ||
+      o.tail_lines >= 0 || !request.container.empty())
+    throw Error(ErrorCode::Usage, "\"" + name +
+                                      "\" is a local job: logs takes -f, -w and --no-prefix (its "
+                                      "nodes' whole logs)");
+  const auto end = local::logs(name, o.follow, [&](int index, const std::string& line) {
+    if (request.workers.empty() || request.workers.count(index))
+      out.lines("worker-" + std::to_string(index), index, {line});
+  });
+  if (end) local::throw_if_unsuccessful(*end);
+}
+
 }  // namespace ejob::job

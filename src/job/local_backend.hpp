@@ -23,6 +23,8 @@ class LocalBackend : public Backend {
   void wait_removed(const std::string&, std::optional<std::chrono::milliseconds>) override {}
   void scale(const std::string& name, int nodes) override;
   void evict(const std::string& name, int index, int grace_s) override;
+  void logs(const std::string& name, const LogRequest& request, LogSink& out) override;
+  Description describe(const std::string& name) override;
 
   /// Where list() reports a job it skips.
   std::function<void(const std::string&)> warn = [](const std::string&) {};

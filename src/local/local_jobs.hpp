@@ -6,7 +6,6 @@
 #include <chrono>
 #include <functional>
 #include <optional>
-#include <ostream>
 #include <string>
 #include <vector>
 
@@ -46,10 +45,13 @@ JobState scale(const std::string& name, int nodes);
 /// Evicts node `index` as a spot reclaim does: SIGTERM, SIGKILL after `grace_s`.
 void evict(const std::string& name, int index, int grace_s);
 
-/// The job's logs: every node's log, whole lines prefixed `[worker-I] `, node after node;
-/// with `follow`, every node's new lines as they come (nodes added later too) until the job
-/// is final. Returns the final state when following.
-std::optional<JobState> logs(const std::string& name, bool follow, std::ostream& out);
+/// A whole line of node `index`'s log.
+using LineSink = std::function<void(int index, const std::string& line)>;
+
+/// The job's logs: every node's log, whole lines, node after node; with `follow`, every
+/// node's new lines as they come (nodes added later too) until the job is final. Returns the
+/// final state when following.
+std::optional<JobState> logs(const std::string& name, bool follow, const LineSink& out);
 
 /// What `ejob describe` shows of a local job.
 struct JobView {

@@ -1,4 +1,4 @@
-// `ejob logs` of a local job: the nodes' log files, whole lines, each prefixed with its node.
+// `ejob logs` of a local job: the nodes' log files, whole lines, each with its node.
 
 #include <fstream>
 #include <map>
@@ -12,7 +12,7 @@ namespace {
 /// One node's log file, read from where the last read stopped; a line is printed only once
 /// it is whole, so lines of two nodes never mix.
 struct LogCursor {
-  std::string prefix;
+  int index = 0;
   std::streamoff offset = 0;
   std::string partial;
 };
@@ -29,7 +29,7 @@ std::map<int, fs::path> node_logs(const fs::path& dir) {
   return logs;
 }
 
-void read_new(const fs::path& path, LogCursor& cursor, std::ostream& out) {
+void read_new(const fs::path& path, LogCursor& cursor, const LineSink& out) {
   std::ifstream in(path, std::ios::binary);
   in.seekg(cursor.offset);
   std::string chunk((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
@@ -37,28 +37,27 @@ void read_new(const fs::path& path, LogCursor& cursor, std::ostream& out) {
   cursor.partial += chunk;
   size_t start = 0;
   for (size_t nl; (nl = cursor.partial.find('\n', start)) != std::string::npos; start = nl + 1)
-    out << cursor.prefix << cursor.partial.substr(start, nl + 1 - start);
+    out(cursor.index, cursor.partial.substr(start, nl - start));
   cursor.partial.erase(0, start);
-  out.flush();
 }
 
-void flush_partial(LogCursor& cursor, std::ostream& out) {
-  if (!cursor.partial.empty()) out << cursor.prefix << cursor.partial << '\n';
+void flush_partial(LogCursor& cursor, const LineSink& out) {
+  if (!cursor.partial.empty()) out(cursor.index, cursor.partial);
   cursor.partial.clear();
 }
 
 /// One pass over every node's log (new nodes included).
-void read_all(const fs::path& dir, std::map<int, LogCursor>& cursors, std::ostream& out) {
+void read_all(const fs::path& dir, std::map<int, LogCursor>& cursors, const LineSink& out) {
   for (const auto& [index, path] : node_logs(dir)) {
     auto [it, added] = cursors.try_emplace(index);
-    if (added) it->second.prefix = "[worker-" + std::to_string(index) + "] ";
+    if (added) it->second.index = index;
     read_new(path, it->second, out);
   }
 }
 
 }  // namespace
 
-std::optional<JobState> logs(const std::string& name, bool follow, std::ostream& out) {
+std::optional<JobState> logs(const std::string& name, bool follow, const LineSink& out) {
   const fs::path dir = job_dir(name);
   get(name);  // NotFound before anything is printed
   std::map<int, LogCursor> cursors;

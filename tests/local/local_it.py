@@ -123,6 +123,11 @@ def completes(t):
     check(re.search(r"Status:\s+Succeeded", d) and "JobSucceeded" in d, d)
     lst = t.ejob("list").stdout.splitlines()
     check(lst[0].split()[-1] == "WHERE" and lst[1].split()[:2] == ["dg", "Succeeded"] and lst[1].split()[-1] == "local", lst)
+    one = t.ejob("logs", "dg", "-w", "1", "--no-prefix").stdout
+    check(one and "[worker-" not in one and one in t.logs("dg").replace("[worker-1] ", ""), "-w 1 --no-prefix")
+    check("local job" in t.ejob("logs", "dg", "--tail", "5", check_rc=2).stderr, "--tail refused")
+    described = json.loads(t.ejob("describe", "dg", "-o", "json").stdout)
+    check(described["status"]["conditions"][0]["type"] == "Succeeded", described)
     listed = json.loads(t.ejob("list", "-o", "json").stdout)["items"]
     check([j["metadata"]["name"] for j in listed] == ["dg"], listed)
 

@@ -1,0 +1,360 @@
+// `ejob logs` of a cluster job: every worker's log at once, or the job followed as its
+// workers come and go (cli/logs.cpp says what the command shows).
+
+#include <atomic>
+#include <functional>
+#include <future>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <set>
+#include <thread>
+
+#include "ejob/job/cluster_backend.hpp"
+#include "ejob/job/job_pods.hpp"
+#include "ejob/job/job_view.hpp"
+#include "ejob/kubeapi/api_error.hpp"
+#include "ejob/kubeapi/job_submit.hpp"
+#include "ejob/util/error.hpp"
+
+namespace ejob::job {
+namespace {
+
+void stream_log(kubeapi::Client& c, const std::string& ns, const std::string& pod,
+                const std::string& label, int index, const kubeapi::LogOptions& options,
+                LogSink& out) {
+  LineSplitter split;
+  c.logs(ns, pod, options, [&](std::string_view chunk) {
+    out.lines(label, index, split.add(chunk));
+    return true;
+  });
+  if (std::string rest = split.rest(); !rest.empty()) out.lines(label, index, {rest});
+}
+
+std::string name_of(const Json& obj) { return obj["metadata"].value("name", ""); }
+
+bool wanted(const LogRequest& plan, const Json& pod) {
+  return plan.workers.empty() || plan.workers.count(replica_index(pod)) > 0;
+}
+
+constexpr size_t k_max_log_requests = 8;
+
+/// Without -f: each selected worker's log, fetched side by side, printed worker after worker.
+void print_logs(kubeapi::Client& c, const Json& job, std::vector<Json> all_pods,
+                const LogRequest& plan, LogSink& out) {
+  const std::string& container = plan.container;
+  const std::string job_name = name_of(job);
+  const std::string ns = job["metadata"].value("namespace", "");
+  std::vector<Json> pods;
+  for (Json& pod : all_pods)
+    if (wanted(plan, pod)) pods.push_back(std::move(pod));
+  if (pods.empty()) {
+    out.note("elasticjob \"" + job_name + "\" has no worker pods" +
+             (plan.workers.empty() ? "" : " with the --worker indexes given") + " (status " +
+             job_status(job) + ")");
+    return;
+  }
+  struct Fetched {
+    std::string label;
+    int index = 0;
+    std::vector<std::string> lines;
+    std::string skipped;  ///< why nothing was asked
+    std::exception_ptr error;
+  };
+  std::vector<Fetched> fetched(pods.size());
+  std::vector<std::function<void()>> fetches;
+  for (size_t i = 0; i < pods.size(); ++i) {
+    Fetched& f = fetched[i];
+    f.label = short_pod_name(job_name, name_of(pods[i]));
+    f.index = replica_index(pods[i]);
+    kubeapi::LogOptions options = plan.options;
+    options.container = log_container(pods[i], container);
+    const ContainerState state = container_state(pods[i], options.container);
+    if (options.previous && state.restarts == 0) {
+      f.skipped = f.label + " has no previous container (it has not restarted)";
+      continue;
+    }
+    if (state.phase == ContainerState::Phase::Waiting && !options.previous) {
+      f.skipped = f.label + " has not started yet (" + state.reason + ")";
+      continue;
+    }
+    fetches.push_back([&c, &f, ns, options, pod = name_of(pods[i])] {
+      try {
+        LineSplitter split;
+        c.logs(ns, pod, options, [&](std::string_view chunk) {
+          for (auto& line : split.add(chunk)) f.lines.push_back(std::move(line));
+          return true;
+        });
+        if (std::string rest = split.rest(); !rest.empty()) f.lines.push_back(std::move(rest));
+      } catch (...) {
+        f.error = std::current_exception();
+      }
+    });
+  }
+  // At most k_max_log_requests at a time, so that a job of many workers does not open a
+  // connection per worker at once (kubectl's --max-log-requests is 5).
+  std::atomic<size_t> next{0};
+  std::vector<std::thread> fetchers;
+  for (size_t n = 0; n < std::min(fetches.size(), k_max_log_requests); ++n)
+    fetchers.emplace_back([&] {
+      for (size_t i; (i = next++) < fetches.size();) fetches[i]();
+    });
+  for (auto& t : fetchers) t.join();
+  std::exception_ptr first;
+  for (const Fetched& f : fetched) {
+    out.lines(f.label, f.index, f.lines);
+    if (!f.skipped.empty()) out.note(f.skipped);
+    if (f.error) {
+      try {
+        std::rethrow_exception(f.error);
+      } catch (const std::exception& e) {
+        out.note(f.label + ": " + e.what());
+      }
+      if (!first) first = f.error;
+    }
+  }
+  if (first) std::rethrow_exception(first);
+}
+
+/// -f: follows the job's workers as they come and go (see the file comment).
+class Follower {
+ public:
+  Follower(kubeapi::Client& c, const Json& job, const LogRequest& plan, LogSink& out)
+      : m_c(c),
+        m_job(name_of(job)),
+        m_ns(job["metadata"].value("namespace", "")),
+        m_uid(job["metadata"].value("uid", "")),
+        m_plan(plan),
+        m_container(plan.container),
+        m_out(out),
+        m_finished(is_finished(job)),
+        m_final_status(final_status(job)) {}
+
+  ~Follower() { stop(); }
+
+  void run() {
+    const kubeapi::ResourceInfo pods = m_c.resource("v1", "Pod");
+    kubeapi::ListResult current = m_c.list(pods, m_ns, {worker_selector(m_job)});
+    for (const Json& pod : current.items) on_pod("ADDED", pod, true);
+    m_job_watch = std::thread([this] { watch_job(); });
+    kubeapi::WatchOptions w;
+    w.resource_version = current.resource_version;
+    w.label_selector = worker_selector(m_job);
+    w.cancel = &m_over;
+    {
+      std::lock_guard lock(m_mutex);
+      maybe_finish();
+    }
+    m_c.watch(pods, m_ns, w, [this](const kubeapi::WatchEvent& ev) {
+      on_pod(ev.type, ev.object, false);
+      return !m_over.load();
+    });
+    stop();
+    if (m_error) std::rethrow_exception(m_error);
+    if (m_deleted)
+      m_out.note("elasticjob \"" + m_job + "\" was deleted");
+    else if (!m_final_status.empty())
+      m_out.note("elasticjob \"" + m_job + "\" " + m_final_status);
+  }
+
+ private:
+  /// One worker pod's log: one thread that follows its container, and the container that
+  /// replaced it after each restart in place, until the container has terminated for good.
+  struct Tail {
+    std::thread thread;
+    std::string name;
+    std::string label;
+    int index = -1;
+    std::string container;
+    int streamed = 0;         ///< restart count of the container streamed (or being streamed)
+    int latest = 0;           ///< restart count the pod's status showed last
+    bool terminated = false;  ///< the container has terminated, or the pod is gone
+    bool ended = false;       ///< the thread is done
+  };
+
+  static bool is_finished(const Json& job) { return !final_status(job).empty(); }
+
+  /// "succeeded" or "failed" once the job has ended, else empty.
+  static std::string final_status(const Json& job) {
+    const std::string s = job_status(job);
+    return s == "Succeeded" ? "succeeded" : s == "Failed" ? "failed" : "";
+  }
+
+  void on_pod(const std::string& type, const Json& pod, bool initial) {
+    if (!owned_by(pod, m_uid) || !wanted(m_plan, pod)) return;
+    const std::string uid = pod["metadata"].value("uid", "");
+    const std::string name = name_of(pod);
+    const std::string label = short_pod_name(m_job, name);
+    std::lock_guard lock(m_mutex);
+    auto it = m_tails.find(uid);
+    Tail* t = it == m_tails.end() ? nullptr : it->second.get();
+    if (type == "DELETED") {
+      if (t) {
+        m_out.note(label + " was deleted");
+        t->terminated = true;
+        maybe_finish();
+      }
+      return;
+    }
+    if (const auto why = disruption_of(pod); why && m_disrupted.insert(uid).second)
+      m_out.note(label + " was evicted (" + *why + ")");
+    const std::string container = log_container(pod, m_container);
+    const ContainerState state = container_state(pod, container);
+    if (state.phase == ContainerState::Phase::Waiting && !t) return;
+    if (t) {
+      t->latest = std::max(t->latest, state.restarts);
+      t->terminated = state.phase == ContainerState::Phase::Terminated;
+      if (!t->ended || t->latest <= t->streamed || state.phase == ContainerState::Phase::Waiting)
+        return maybe_finish();
+      t->thread.join();  // it ended before this restart was seen: follow the new container
+      t->ended = false;
+      t->streamed = t->latest;
+      t->thread = std::thread([this, t] { follow(t, true, true); });
+      return;
+    }
+    if (!initial && m_seen_names.count(name)) m_out.note(label + " was made again");
+    m_seen_names.insert(name);
+    auto tail = std::make_unique<Tail>();
+    tail->name = name;
+    tail->label = label;
+    tail->index = replica_index(pod);
+    tail->container = container;
+    tail->streamed = tail->latest = state.restarts;
+    tail->terminated = state.phase == ContainerState::Phase::Terminated;
+    t = tail.get();
+    m_tails[uid] = std::move(tail);
+    // A worker there when the command started gets --tail/--since; one that appeared later
+    // is followed from its start.
+    t->thread = std::thread([this, t, initial] { follow(t, !initial, false); });
+  }
+
+  /// The body of a Tail's thread: the log of the container whose restart count is
+  /// t->streamed (whole: from its start, not --tail/--since), then of each that replaced it.
+  void follow(Tail* t, bool whole, bool restarted) {
+    kubeapi::LogOptions options = m_plan.options;
+    options.container = t->container;
+    options.cancel = &m_over;
+    for (;; restarted = true) {
+      if (restarted)
+        m_out.note(t->label + " restarted (restart " + std::to_string(t->streamed) + ")");
+      if (whole || restarted) {
+        options.since_seconds = -1;
+        options.since_time.clear();
+        options.tail_lines = -1;
+      }
+      try {
+        stream_log(m_c, m_ns, t->name, t->label, t->index, options, m_out);
+      } catch (const kubeapi::ApiError& e) {
+        // 404: the pod is gone; 400: the kubelet's "waiting to start" and the like, which the
+        // pod's next change answers. Anything else will not pass by waiting.
+        if (e.http_status() != 404 && e.http_status() != 400)
+          return end_with_error(std::current_exception());
+        if (!m_over) m_out.note(t->label + ": " + e.what());
+      } catch (const std::exception&) {
+        return end_with_error(std::current_exception());
+      }
+      std::lock_guard lock(m_mutex);
+      if (!m_over && t->latest > t->streamed) {  // restarted while this stream was open
+        t->streamed = t->latest;
+        continue;
+      }
+      t->ended = true;
+      maybe_finish();
+      return;
+    }
+  }
+
+  /// A worker's stream failed in a way waiting does not mend (refused, forbidden, the server
+  /// unreachable): the follow ends with that error, as `kubectl logs -f` does, instead
+  /// of waiting silently for a job whose logs cannot be read.
+  void end_with_error(std::exception_ptr error) {
+    std::lock_guard lock(m_mutex);
+    if (!m_over && !m_error) m_error = std::move(error);
+    m_over = true;
+  }
+
+  /// Watches the ElasticJob for its end; sets m_over when it is deleted, and notes its end.
+  void watch_job() {
+    try {
+      const kubeapi::ResourceInfo res = kubeapi::job_resource(m_c);
+      kubeapi::WatchOptions w;
+      w.field_selector = "metadata.name=" + m_job;
+      w.cancel = &m_over;
+      m_c.watch(res, m_ns, w, [this](const kubeapi::WatchEvent& ev) {
+        if (ev.object.value("metadata", Json::object()).value("uid", "") != m_uid) return true;
+        std::lock_guard lock(m_mutex);
+        if (ev.type == "DELETED") {
+          m_deleted = true;
+          m_over = true;
+          return false;
+        }
+        if (is_finished(ev.object)) {
+          m_finished = true;
+          m_final_status = final_status(ev.object);
+          maybe_finish();
+        }
+        return !m_over.load();
+      });
+    } catch (...) {
+      std::lock_guard lock(m_mutex);
+      m_error = std::current_exception();
+      m_over = true;
+    }
+  }
+
+  /// Ends every stream and watch and waits for their threads (the job watch first: it is
+  /// the other thread that adds to m_tails).
+  void stop() {
+    m_over = true;
+    if (m_job_watch.joinable()) m_job_watch.join();
+    for (auto& [uid, tail] : m_tails)
+      if (tail->thread.joinable()) tail->thread.join();
+  }
+
+  /// Ends the follow once the job has finished and every worker's log has been read to its
+  /// end: each stream ended, no restart left unread, each container terminated (or its pod
+  /// gone). Holds m_mutex.
+  void maybe_finish() {
+    if (!m_finished) return;
+    for (const auto& [uid, t] : m_tails)
+      if (!t->ended || t->latest > t->streamed || !t->terminated) return;
+    m_over = true;
+  }
+
+  kubeapi::Client& m_c;
+  const std::string m_job;
+  const std::string m_ns;
+  const std::string m_uid;
+  const LogRequest& m_plan;
+  const std::string m_container;
+  LogSink& m_out;
+  std::mutex m_mutex;
+  std::atomic<bool> m_over{false};
+  bool m_finished;
+  bool m_deleted = false;
+  std::string m_final_status;
+  std::exception_ptr m_error;
+  std::map<std::string, std::unique_ptr<Tail>> m_tails;  ///< by pod uid
+  std::set<std::string> m_disrupted;                     ///< pod uids noted as evicted
+  std::set<std::string> m_seen_names;
+  std::thread m_job_watch;
+};
+
+}  // namespace
+
+void ClusterBackend::logs(const std::string& name, const LogRequest& request, LogSink& out) {
+  kubeapi::Client& c = m_client;
+  if (request.options.follow) return Follower(c, get_job(c, m_ns, name), request, out).run();
+  // The job and its worker pods side by side: the logs follow in the second round trip.
+  auto pods = std::async(std::launch::async, [&] { return worker_pods(c, m_ns, name); });
+  Json job;
+  try {
+    job = get_job(c, m_ns, name);
+  } catch (...) {
+    pods.wait();
+    throw;
+  }
+  print_logs(c, job, keep_owned(pods.get(), job["metadata"].value("uid", "")), request, out);
+}
+
+}  // namespace ejob::job
