@@ -12,6 +12,7 @@
 #include "ejob/cli/embedded.hpp"
 #include "ejob/cli/job_schema.hpp"
 #include "ejob/cli/job_values.hpp"
+#include "ejob/cli/manifest_objects.hpp"
 #include "ejob/render/chart_metadata.hpp"
 #include "ejob/render/json.hpp"
 #include "ejob/util/error.hpp"
@@ -145,6 +146,14 @@ render::RenderOptions job_render_options(const Job& job) {
 
 std::string render_job(const Job& job, const render::RenderIo& io) {
   return render::render_chart(job_render_options(job), io);
+}
+
+std::vector<kubeapi::Json> render_job_objects(const Job& job, const render::RenderIo& io) {
+  std::vector<kubeapi::Json> objects;
+  const render::SortedManifests sorted = render::render_manifests(job_render_options(job), io);
+  for (const render::Value& object : render::manifest_objects(sorted))
+    objects.push_back(api_object(object));
+  return objects;
 }
 
 void add_job_arguments(CLI::App& app, JobRequest& request) {

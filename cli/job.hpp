@@ -14,6 +14,7 @@
 #include <string>
 
 #include "ejob/cli/job_flags.hpp"
+#include "ejob/kubeapi/client.hpp"
 #include "ejob/render/chart.hpp"
 #include "ejob/render/coalesce.hpp"
 #include "ejob/render/render_chart.hpp"
@@ -63,6 +64,11 @@ render::RenderOptions job_render_options(const Job& job);
 /// Renders a job's manifests exactly as `helm template` prints them (what `ejob template`
 /// prints and `ejob submit --dry-run=client` shows). Throws ejob::Error like render_chart.
 std::string render_job(const Job& job, const render::RenderIo& io);
+
+/// Renders a job's objects as data (render::render_manifests + manifest_objects), in the
+/// order `ejob template` prints them: what `ejob submit` sends. Throws ejob::Error like
+/// render_chart.
+std::vector<kubeapi::Json> render_job_objects(const Job& job, const render::RenderIo& io);
 
 /// Adds the positional JOBFILE and the job flags shared by template, submit and values to
 /// `app`. The command's callback must move `take_trailing_args()` into

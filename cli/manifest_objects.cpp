@@ -8,6 +8,10 @@
 
 namespace ejob::cli {
 
+kubeapi::Json api_object(const render::Value& object) {
+  return kubeapi::Json::parse(render::json::marshal(object));
+}
+
 std::vector<kubeapi::Json> parse_manifests(const std::string& text) {
   std::vector<kubeapi::Json> out;
   int index = 0;
@@ -18,7 +22,7 @@ std::vector<kubeapi::Json> parse_manifests(const std::string& text) {
       throw Error(ErrorCode::Input,
                   "YAML parse error on document " + std::to_string(index) + ": " + d.error);
     if (d.value.is_nil()) continue;
-    kubeapi::Json obj = kubeapi::Json::parse(render::json::marshal(d.value));
+    kubeapi::Json obj = api_object(d.value);
     if (!obj.is_object())
       throw Error(ErrorCode::Input,
                   "document " + std::to_string(index) + " is not a Kubernetes object");

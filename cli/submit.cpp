@@ -81,15 +81,17 @@ render::RenderIo render_io() {
   return io;
 }
 
-void print_client_dry_run(const std::vector<kubeapi::Json>& objects, const std::string& text,
-                          Output out) {
+/// --dry-run=client: the manifests as `ejob template` prints them, or with -o the objects.
+void print_client_dry_run(const Job& job, const render::RenderIo& io, Output out) {
   if (out == Output::Text) {
-    std::cout << text;
-  } else if (out == Output::Name) {
-    for (const auto& o : objects) std::cout << kubeapi::qualified_name(o) << '\n';
-  } else {
-    std::cout << format_objects(objects, out);
+    std::cout << render_job(job, io);
+    return;
   }
+  const std::vector<kubeapi::Json> objects = render_job_objects(job, io);
+  if (out == Output::Name)
+    for (const auto& o : objects) std::cout << kubeapi::qualified_name(o) << '\n';
+  else
+    std::cout << format_objects(objects, out);
 }
 
 /// What a submit prints: -o name/json/yaml the objects; else one line naming the job, where it
@@ -164,8 +166,7 @@ void run_local(const SubmitFlags& f, const JobRequest& request, const SubmitPlan
         << "ejob: note: a local job has no namespace; -n and --create-namespace are left out\n";
   job::LocalBackend backend = local_backend();
   submit_with(
-      backend, [&] { return parse_manifests(render_job(resolve_job(request, io.read), io)); }, f,
-      plan, "");
+      backend, [&] { return render_job_objects(resolve_job(request, io.read), io); }, f, plan, "");
 }
 
 void run_cluster(const SubmitFlags& f, const JobRequest& request, const SubmitPlan& plan,
@@ -185,7 +186,7 @@ void run_cluster(const SubmitFlags& f, const JobRequest& request, const SubmitPl
   std::vector<kubeapi::Json> first_objects;
   try {
     first = resolve_job(request, io.read);
-    first_objects = parse_manifests(render_job(*first, io));
+    first_objects = render_job_objects(*first, io);
   } catch (...) {
     discovery.wait();
     throw;
@@ -193,7 +194,7 @@ void run_cluster(const SubmitFlags& f, const JobRequest& request, const SubmitPl
   job::RenderObjects render = [&] {
     // The first rendering is reused; a taken name makes resolve_job draw a new suffix.
     if (!first_objects.empty()) return std::exchange(first_objects, {});
-    return parse_manifests(render_job(resolve_job(request, io.read), io));
+    return render_job_objects(resolve_job(request, io.read), io);
   };
   job::ClusterBackend backend(*session.client, first->name_space);
   submit_with(backend, render, f, plan, first->name_space);
@@ -207,8 +208,7 @@ void run_submit(SubmitFlags& f) {
     throw Error(ErrorCode::Usage, "--follow cannot follow a --dry-run");
   const render::RenderIo io = render_io();
   if (plan.dry_run == DryRunMode::Client) {
-    const std::string text = render_job(resolve_job(request, io.read), io);
-    print_client_dry_run(parse_manifests(text), text, plan.output);
+    print_client_dry_run(resolve_job(request, io.read), io, plan.output);
     return;
   }
   const job::Where where = job::submit_target(f.local, f.kube.context, says_local(request, io));

@@ -5,6 +5,7 @@
 #include "ejob/render/go_fmt.hpp"
 #include "ejob/render/schema.hpp"
 #include "ejob/render/semver.hpp"
+#include "ejob/render/yaml_load.hpp"
 #include "ejob/util/error.hpp"
 
 namespace ejob::render {
@@ -140,7 +141,7 @@ std::map<std::string, std::string> render_templates(const Chart& chart, const Ma
   return rendered;
 }
 
-std::string render_chart(const RenderOptions& options, const RenderIo& io) {
+SortedManifests render_manifests(const RenderOptions& options, const RenderIo& io) {
   Map user =
       options.user_values ? *options.user_values : merge_user_values(options.values, io.read);
   // process_dependencies edits the chart tree, so a caller's chart is rendered from a copy.
@@ -159,7 +160,26 @@ std::string render_chart(const RenderOptions& options, const RenderIo& io) {
   std::map<std::string, std::string> files = render_templates(
       *chart, values, make_release(options.release_name, options.ns), make_capabilities(kube));
   std::erase_if(files, [](const auto& f) { return f.first.ends_with("NOTES.txt"); });
-  return print(sort_manifests(files, io.warn), options, io);
+  return sort_manifests(files, io.warn);
+}
+
+std::string render_chart(const RenderOptions& options, const RenderIo& io) {
+  return print(render_manifests(options, io), options, io);
+}
+
+std::vector<Value> manifest_objects(const SortedManifests& sorted) {
+  std::vector<Value> objects;
+  for (const auto* list : {&sorted.manifests, &sorted.hooks})
+    for (const Manifest& m : *list) {
+      YamlDecoded d = try_load_yaml(m.content);
+      if (!d.error.empty())
+        throw Error(ErrorCode::Input, "YAML parse error on " + m.path + ": " + d.error);
+      if (d.value.is_nil()) continue;
+      if (!d.value.is_map())
+        throw Error(ErrorCode::Input, m.path + ": a document is not a Kubernetes object");
+      objects.push_back(std::move(d.value));
+    }
+  return objects;
 }
 
 }  // namespace ejob::render

@@ -42,6 +42,16 @@ struct RenderIo {
   Warn warn;          ///< Helm's log lines (stderr)
 };
 
+/// The pipeline up to the sorted manifests and hooks, without printing them: what `ejob
+/// submit` sends. --show-only and --output-dir do not apply.
+SortedManifests render_manifests(const RenderOptions& options, const RenderIo& io);
+
+/// The objects of rendered manifests, manifests then hooks in output order, each document
+/// read as kubectl reads YAML (sigs.k8s.io/yaml: YAML 1.1 scalars); empty documents skipped.
+/// Throws ejob::Error(Input) `YAML parse error on PATH: …` for a document that cannot be read
+/// and `PATH: a document is not a Kubernetes object` for one that is not a mapping.
+std::vector<Value> manifest_objects(const SortedManifests& sorted);
+
 /// Runs the pipeline and returns exactly what `helm template NAME DIR …` prints on stdout.
 /// Throws ejob::Error with Helm's message on the first failure; nothing is written to
 /// --output-dir before rendering succeeded.

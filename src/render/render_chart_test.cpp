@@ -102,6 +102,26 @@ TEST_CASE("render: a chart renders to helm template's exact text") {
       "    helm.sh/hook: post-install\ndata: hi 1 false\n");
 }
 
+TEST_CASE("render: manifest_objects hands the rendered documents over as values, in order") {
+  TempChart t;
+  write_demo(t);
+  RenderOptions o;
+  o.chart_dir = t.dir();
+  o.release_name = "rel";
+  RenderIo io;
+  io.warn = [](const std::string&) {};
+  const std::vector<Value> objects = manifest_objects(render_manifests(o, io));
+  REQUIRE(objects.size() == 4);
+  std::vector<std::string> kinds;
+  for (const Value& v : objects) kinds.push_back(v.as_map().at("kind").as_string());
+  CHECK(kinds == std::vector<std::string>{"ConfigMap", "Service", "Deployment", "Job"});
+  CHECK(objects[2].as_map().at("metadata").as_map().at("name").as_string() == "demo-web");
+  SortedManifests bad;
+  bad.manifests.push_back({"demo/templates/x.yaml", "- a list", "List"});
+  CHECK_THROWS_WITH(manifest_objects(bad),
+                    "demo/templates/x.yaml: a document is not a Kubernetes object");
+}
+
 TEST_CASE("render: values-file numbers print as Go floats; --kube-version reaches Capabilities") {
   TempChart t;
   write_demo(t);
