@@ -1,74 +1,25 @@
 #pragma once
-/// One job, from the command line to the values the chart renders — the single path both
-/// `ejob template` and `ejob submit` take (and `ejob values` prints):
-///
-///   chart defaults < JOBFILE < -f files (left to right) < --set* (Helm's order by kind)
-///                  < the job flags (--image, --gpus, --workers, ...)
-///
-/// then spot presets expanded (`spot.provider`), unknown keys refused per source with a
-/// did-you-mean, and the job name chosen (unique suffix unless --exact-name) within its
-/// length budget. Without --chart the chart is the embedded elasticjob chart and the
-/// namespace defaults to `elastic-job`.
+/// The command line of a job — JOBFILE, the job flags, the Helm-style value flags — into a
+/// job::JobRequest, and the files it names read with Go's wording. What a request resolves to
+/// is src/job/job_request.hpp.
 
-#include <optional>
+#include <CLI/CLI.hpp>
 #include <string>
 
-#include "ejob/cli/job_flags.hpp"
-#include "ejob/kubeapi/client.hpp"
-#include "ejob/render/chart.hpp"
-#include "ejob/render/coalesce.hpp"
-#include "ejob/render/render_chart.hpp"
-#include "ejob/render/value.hpp"
+#include "ejob/job/job_request.hpp"
 
 namespace ejob::cli {
 
-/// Namespace of a job when neither -n nor --chart is given.
-inline constexpr std::string_view k_job_namespace = "elastic-job";
+using job::Job;
+using job::JobRequest;
+using job::k_job_namespace;
 
-/// Everything the command line says about one job.
-struct JobRequest {
-  std::optional<std::string> job_file;  ///< positional JOBFILE
-  render::ValueSources sources;         ///< -f and --set* (job file not included)
-  JobFlags flags;                       ///< the job flags and `-- SCRIPT ARGS`
-  std::string name;         ///< --name ("" = a job's script base name, else `release-name`)
-  bool exact_name = false;  ///< --exact-name
-  std::string chart_dir;    ///< --chart ("" = the embedded elasticjob chart)
-  std::string name_space;   ///< -n ("" = default)
-  /// The name's suffix follows from the inputs (`template`: same inputs, same bytes, as `helm
-  /// template`); a submit draws a fresh one.
-  bool reproducible_name = false;
-};
-
-/// The resolved job: chart, user values (what `ejob values` prints), name and namespace.
-struct Job {
-  render::ChartPtr chart;
-  render::Map values;
-  std::string name;
-  std::string name_space;
-};
-
-/// True when the request is about a job — no --chart (the embedded elasticjob chart), a
-/// JOBFILE, or a job flag — rather than a plain `helm template` of some chart. Only jobs get the
-/// did-you-mean key check, spot expansion and the script-based default name.
-bool is_job_request(const JobRequest& request);
-
-/// Resolves a request (see the file comment). `read` reads files named on the command line.
-/// Throws ejob::Error: Usage for bad flags and names, Input for bad values, Io for unreadable
-/// files.
+/// Resolves a request with the embedded elasticjob chart as the default chart.
 Job resolve_job(const JobRequest& request, const render::ReadFile& read);
 
-/// The render options of a resolved job (chart, user values, release name, namespace); the
-/// caller may add --kube-version, --show-only and --output-dir.
-render::RenderOptions job_render_options(const Job& job);
-
-/// Renders a job's manifests exactly as `helm template` prints them (what `ejob template`
-/// prints and `ejob submit --dry-run=client` shows). Throws ejob::Error like render_chart.
-std::string render_job(const Job& job, const render::RenderIo& io);
-
-/// Renders a job's objects as data (render::render_manifests + manifest_objects), in the
-/// order `ejob template` prints them: what `ejob submit` sends. Throws ejob::Error like
-/// render_chart.
-std::vector<kubeapi::Json> render_job_objects(const Job& job, const render::RenderIo& io);
+/// Adds the job flags (except --name/--exact-name, which `template` already has as Helm
+/// flags, and the training command, which follows `--`) to a subcommand.
+void add_job_flags(CLI::App& app, job::JobFlags& flags);
 
 /// Adds the positional JOBFILE and the job flags shared by template, submit and values to
 /// `app`. The command's callback must move `take_trailing_args()` into

@@ -3,6 +3,8 @@
 #include <catch2/catch.hpp>
 
 namespace ejob::cli {
+
+using namespace ejob::job;  // the job layer: requests, pods, views, status, waiting
 namespace {
 
 using kubeapi::Json;

@@ -9,6 +9,8 @@
 #include "ejob/util/error.hpp"
 
 namespace ejob::cli {
+
+using namespace ejob::job;  // the job layer: requests, pods, views, status, waiting
 namespace {
 
 /// The ejob executable, for the supervisor it starts (argv[0] may be relative or on PATH).

@@ -1,5 +1,6 @@
 #include "ejob/cli/manifest_objects.hpp"
 
+#include "ejob/job/job_request.hpp"
 #include "ejob/render/json.hpp"
 #include "ejob/render/manifests.hpp"
 #include "ejob/render/yaml_emit.hpp"
@@ -8,9 +9,7 @@
 
 namespace ejob::cli {
 
-kubeapi::Json api_object(const render::Value& object) {
-  return kubeapi::Json::parse(render::json::marshal(object));
-}
+using namespace ejob::job;  // the job layer: requests, pods, views, status, waiting
 
 std::vector<kubeapi::Json> parse_manifests(const std::string& text) {
   std::vector<kubeapi::Json> out;
@@ -22,7 +21,7 @@ std::vector<kubeapi::Json> parse_manifests(const std::string& text) {
       throw Error(ErrorCode::Input,
                   "YAML parse error on document " + std::to_string(index) + ": " + d.error);
     if (d.value.is_nil()) continue;
-    kubeapi::Json obj = api_object(d.value);
+    kubeapi::Json obj = job::api_object(d.value);
     if (!obj.is_object())
       throw Error(ErrorCode::Input,
                   "document " + std::to_string(index) + " is not a Kubernetes object");

@@ -8,13 +8,8 @@
 #include <vector>
 
 #include "ejob/kubeapi/client.hpp"
-#include "ejob/render/value.hpp"
 
 namespace ejob::cli {
-
-/// A rendered object (render::manifest_objects) as the API client sends it: Go's JSON
-/// encoding of the value, so numbers and booleans come out as Helm and kubectl send them.
-kubeapi::Json api_object(const render::Value& object);
 
 /// The objects of a multi-document YAML text; empty documents are skipped. Throws
 /// ejob::Error(Input) `YAML parse error on document N: error converting YAML to JSON: …`

@@ -18,6 +18,8 @@
 #include "ejob/util/error.hpp"
 
 namespace ejob::cli {
+
+using namespace ejob::job;  // the job layer: requests, pods, views, status, waiting
 namespace {
 
 namespace fs = std::filesystem;

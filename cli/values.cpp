@@ -11,6 +11,8 @@
 
 namespace ejob::cli {
 
+using namespace ejob::job;  // the job layer: requests, pods, views, status, waiting
+
 void register_values(CLI::App& app) {
   CLI::App* cmd = app.add_subcommand(
       "values", "Print the values a job would use (job file, -f, --set* and flags merged)");

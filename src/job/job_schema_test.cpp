@@ -1,4 +1,4 @@
-#include "ejob/cli/job_schema.hpp"
+#include "ejob/job/job_schema.hpp"
 
 #include <catch2/catch.hpp>
 #include <fstream>
@@ -8,7 +8,7 @@
 #include "ejob/render/json.hpp"
 #include "ejob/util/error.hpp"
 
-namespace ejob::cli {
+namespace ejob::job {
 namespace {
 
 using nlohmann::json;
@@ -111,4 +111,4 @@ TEST_CASE("check_job_values: keywords of a small schema") {
 }
 
 }  // namespace
-}  // namespace ejob::cli
+}  // namespace ejob::job

@@ -1,11 +1,11 @@
-#include "ejob/cli/job_values.hpp"
+#include "ejob/job/job_values.hpp"
 
 #include <catch2/catch.hpp>
 
 #include "ejob/render/json.hpp"
 #include "ejob/util/error.hpp"
 
-namespace ejob::cli {
+namespace ejob::job {
 namespace {
 
 using render::Map;
@@ -203,4 +203,4 @@ TEST_CASE("choose_job_name: a user null removes the chart default from the budge
 }
 
 }  // namespace
-}  // namespace ejob::cli
+}  // namespace ejob::job

@@ -1,11 +1,11 @@
-#include "ejob/cli/job_flags.hpp"
+#include "ejob/job/job_flags.hpp"
 
 #include <catch2/catch.hpp>
 
 #include "ejob/render/json.hpp"
 #include "ejob/util/error.hpp"
 
-namespace ejob::cli {
+namespace ejob::job {
 namespace {
 
 using render::Map;
@@ -257,4 +257,4 @@ TEST_CASE("get_path: nil when a step is missing or not a map") {
 }
 
 }  // namespace
-}  // namespace ejob::cli
+}  // namespace ejob::job

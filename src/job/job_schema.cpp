@@ -1,4 +1,4 @@
-#include "ejob/cli/job_schema.hpp"
+#include "ejob/job/job_schema.hpp"
 
 #include <fmt/format.h>
 #include <re2/re2.h>
@@ -10,7 +10,7 @@
 #include "ejob/util/error.hpp"
 #include "ejob/util/spelling.hpp"
 
-namespace ejob::cli {
+namespace ejob::job {
 
 namespace {
 
@@ -176,4 +176,4 @@ void check_job_values(const render::Map& layer, const json& schema, std::string_
   check_map(Value::map(layer), schema, {"", origin});
 }
 
-}  // namespace ejob::cli
+}  // namespace ejob::job

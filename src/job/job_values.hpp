@@ -10,7 +10,7 @@
 
 #include "ejob/render/value.hpp"
 
-namespace ejob::cli {
+namespace ejob::job {
 
 /// When `spot.provider` names a preset and the user gave no `spot.nodeSelectorTerms` /
 /// `spot.tolerations`, fills them from src/spot's presets for `spot.mode` (default required).
@@ -36,4 +36,4 @@ struct NameRequest {
 std::string choose_job_name(const NameRequest& request, const render::Map& user,
                             const render::Map& defaults);
 
-}  // namespace ejob::cli
+}  // namespace ejob::job

@@ -16,10 +16,10 @@
 
 #include "ejob/render/value.hpp"
 
-namespace ejob::cli {
+namespace ejob::job {
 
 /// Checks one source's values. Throws ejob::Error(Input) with the first problem.
 void check_job_values(const render::Map& layer, const nlohmann::json& schema,
                       std::string_view origin);
 
-}  // namespace ejob::cli
+}  // namespace ejob::job

@@ -1,18 +1,17 @@
 #pragma once
-/// The job flags of `ejob template` and `ejob submit` (issue 3), in the style of Run:ai and
-/// Arena: each sets one or a few keys of the elasticjob chart's values, on top of the job
-/// file, `-f` files and `--set*` (precedence: chart defaults < job file < -f < --set* < these
-/// flags). Flags are validated without I/O; a bad one is a usage error naming the flag and
-/// its accepted form.
+/// The job flags of `ejob template` and `ejob submit` (cli/job.hpp adds them to a command), in
+/// the style of Run:ai and Arena: each sets one or a few keys of the elasticjob chart's values, on
+/// top of the job file, `-f` files and `--set*` (precedence: chart defaults < job file < -f <
+/// --set* < these flags). Flags are validated without I/O; a bad one is a usage error naming the
+/// flag and its accepted form.
 
-#include <CLI/CLI.hpp>
 #include <optional>
 #include <string>
 #include <vector>
 
 #include "ejob/render/value.hpp"
 
-namespace ejob::cli {
+namespace ejob::job {
 
 /// The raw job flags as typed on the command line (unset options stay empty).
 struct JobFlags {
@@ -34,10 +33,6 @@ struct JobFlags {
   std::vector<std::string> command;         ///< `-- SCRIPT [ARGS...]`
 };
 
-/// Adds the job flags (except --name/--exact-name, which `template` already has as Helm
-/// flags, and the training command, which follows `--`) to a subcommand.
-void add_job_flags(CLI::App& app, JobFlags& flags);
-
 /// True when `text` is a Kubernetes quantity such as `8`, `1.5`, `500m`, `16Gi`, `1e3`.
 bool is_quantity(std::string_view text);
 
@@ -52,4 +47,4 @@ void set_path(render::Map& values, std::initializer_list<std::string_view> path,
 /// `values[path...]` or nil when a step is missing or not a map.
 render::Value get_path(const render::Map& values, std::initializer_list<std::string_view> path);
 
-}  // namespace ejob::cli
+}  // namespace ejob::job

@@ -1,4 +1,4 @@
-#include "ejob/cli/job_flags.hpp"
+#include "ejob/job/job_flags.hpp"
 
 #include <fmt/format.h>
 #include <re2/re2.h>
@@ -9,7 +9,7 @@
 #include "ejob/spot/presets.hpp"
 #include "ejob/util/error.hpp"
 
-namespace ejob::cli {
+namespace ejob::job {
 
 namespace {
 
@@ -151,26 +151,6 @@ void apply_counts(const JobFlags& flags, Map& values) {
 
 }  // namespace
 
-void add_job_flags(CLI::App& app, JobFlags& flags) {
-  app.add_option("-i,--image", flags.image, "Worker image (image)");
-  app.add_option("-g,--gpus", flags.gpus, "GPUs per worker pod (gpus)");
-  app.add_option("--gpu-resource", flags.gpu_resource,
-                 "Resource name of the GPUs, e.g. amd.com/gpu (gpuResource)");
-  app.add_option("--workers", flags.workers, "Worker pods: N or MIN:MAX (workers.min/max)");
-  app.add_option("--nproc-per-node", flags.nproc,
-                 "Processes per worker pod: N, gpu or auto (nprocPerNode)");
-  app.add_option("--cpu", flags.cpu, "CPU request per worker pod, a quantity (cpu)");
-  app.add_option("--memory", flags.memory, "Memory per worker pod, a quantity (memory)");
-  app.add_option("--shm", flags.shm, "Size of /dev/shm per worker pod, a quantity (shm)");
-  app.add_option("--spot", flags.spot,
-                 "Run workers on spot nodes: azure, gke, eks, karpenter, any");
-  app.add_option("--spot-mode", flags.spot_mode, "required (spot only) or preferred (spot.mode)");
-  app.add_option("--blob", flags.blobs,
-                 "Mount an Azure Blob container: ACCOUNT/CONTAINER[:MOUNTPATH] (storage)");
-  app.add_option("--pvc", flags.pvcs, "Mount an existing claim: CLAIM:MOUNTPATH (storage)");
-  app.add_option("-e,--env", flags.envs, "Environment variable NAME=VALUE (env)");
-}
-
 bool is_quantity(std::string_view text) {
   // Kubernetes' resource.Quantity grammar: a decimal number (sign +/-; a quantity for a request
   // is never negative, so only + is accepted) with a binary (Ki..Ei), decimal (n, u, m, k, M,
@@ -236,4 +216,4 @@ Value get_path(const Map& values, std::initializer_list<std::string_view> path) 
   return found;
 }
 
-}  // namespace ejob::cli
+}  // namespace ejob::job

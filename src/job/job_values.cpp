@@ -1,15 +1,15 @@
-#include "ejob/cli/job_values.hpp"
+#include "ejob/job/job_values.hpp"
 
 #include <fmt/format.h>
 
 #include <random>
 
-#include "ejob/cli/job_flags.hpp"
+#include "ejob/job/job_flags.hpp"
 #include "ejob/render/naming.hpp"
 #include "ejob/spot/presets.hpp"
 #include "ejob/util/error.hpp"
 
-namespace ejob::cli {
+namespace ejob::job {
 
 namespace {
 
@@ -119,4 +119,4 @@ std::string choose_job_name(const NameRequest& request, const Map& user, const M
                                  [&seeded] { return static_cast<uint32_t>(seeded()); });
 }
 
-}  // namespace ejob::cli
+}  // namespace ejob::job

@@ -1,0 +1,158 @@
+#include "ejob/job/job_request.hpp"
+
+#include <map>
+#include <memory>
+#include <nlohmann/json.hpp>
+
+#include "ejob/job/job_flags.hpp"
+#include "ejob/job/job_schema.hpp"
+#include "ejob/job/job_values.hpp"
+#include "ejob/render/chart_metadata.hpp"
+#include "ejob/render/json.hpp"
+#include "ejob/util/error.hpp"
+
+namespace ejob::job {
+
+namespace {
+
+/// FNV-1a, 64 bits: a seed that follows every byte of the inputs.
+uint64_t fnv1a64(std::string_view bytes) {
+  uint64_t h = 14695981039346656037ULL;
+  for (const char c : bytes) h = (h ^ static_cast<unsigned char>(c)) * 1099511628211ULL;
+  return h;
+}
+
+using render::Map;
+using render::Value;
+
+/// Reads each path once, however many layers look at it.
+render::ReadFile caching(const render::ReadFile& read) {
+  auto cache = std::make_shared<std::map<std::string, std::string>>();
+  return [read, cache](const std::string& path) {
+    auto it = cache->find(path);
+    if (it == cache->end()) it = cache->emplace(path, read(path)).first;
+    return it->second;
+  };
+}
+
+render::ChartPtr load_job_chart(const JobRequest& request, const DefaultChart& default_chart) {
+  if (request.chart_dir.empty()) return default_chart();
+  return render::load_chart(request.chart_dir);
+}
+
+/// Every -f file (the job file first) and the --set* flags, each checked on its own against
+/// the chart's schema so an unknown key is reported with the source that has it.
+void check_sources(const render::ValueSources& sources, const render::Chart& chart,
+                   const render::ReadFile& read, const std::optional<std::string>& job_file) {
+  if (chart.schema.empty()) return;
+  nlohmann::json schema = nlohmann::json::parse(chart.schema, nullptr, false);
+  if (schema.is_discarded()) return;  // the render step reports a broken schema
+  for (const std::string& file : sources.files) {
+    render::ValueSources one;
+    one.files = {file};
+    std::string origin = job_file && *job_file == file ? file : "-f " + file;
+    check_job_values(render::merge_user_values(one, read), schema, origin);
+  }
+  render::ValueSources sets = sources;
+  sets.files.clear();
+  check_job_values(render::merge_user_values(sets, read), schema, "--set");
+}
+
+/// The model name a job is named after when --name is absent: the script's base name
+/// without extension (`/workspace/train.py` → `train`), else `job`.
+std::string default_model_name(const Map& values) {
+  Value script = get_path(values, {"script"});
+  if (!script.is_string() || script.as_string().empty()) return "job";
+  std::string stem = std::filesystem::path(script.as_string()).stem().string();
+  return stem.empty() ? "job" : stem;
+}
+
+/// A job needs an image and a script (when the chart has those keys, as the elasticjob chart
+/// does): say so before rendering, naming both ways to give them. With a job file it is the
+/// file that lacks them (bad input, 3), else the command line (usage, 2).
+void check_required(const Map& user, const Map& defaults,
+                    const std::optional<std::string>& job_file) {
+  const ErrorCode code = job_file ? ErrorCode::Input : ErrorCode::Usage;
+  const std::string where = job_file ? *job_file + ": " : "";
+  auto missing = [&](std::string_view key) {
+    if (defaults.find(key) == defaults.end()) return false;
+    Value v = get_path(user, {key});
+    if (v.is_nil()) v = get_path(defaults, {key});
+    return !v.is_string() || v.as_string().empty();
+  };
+  if (missing("image")) {
+    throw Error(code, where +
+                          "image: the worker image is required (use -i/--image IMAGE or image: in "
+                          "the job file)");
+  }
+  if (missing("script")) {
+    throw Error(code, where +
+                          "script: the training script is required (use -- SCRIPT [ARGS...] or "
+                          "script: in the job file)");
+  }
+}
+
+}  // namespace
+
+bool is_job_request(const JobRequest& request) {
+  const JobFlags& f = request.flags;
+  bool any_flag = f.image || f.gpus || f.gpu_resource || f.workers || f.nproc || f.cpu ||
+                  f.memory || f.shm || f.spot || f.spot_mode || !f.blobs.empty() ||
+                  !f.pvcs.empty() || !f.envs.empty() || !f.command.empty();
+  return request.chart_dir.empty() || request.job_file || any_flag;
+}
+
+Job resolve_job(const JobRequest& request, const render::ReadFile& read_uncached,
+                const DefaultChart& default_chart) {
+  render::ReadFile read = caching(read_uncached);
+  bool job_mode = is_job_request(request);
+  Job job;
+  job.chart = load_job_chart(request, default_chart);
+  render::ValueSources sources = request.sources;
+  if (request.job_file) sources.files.insert(sources.files.begin(), *request.job_file);
+  if (job_mode) check_sources(sources, *job.chart, read, request.job_file);
+  job.values = render::merge_user_values(sources, read);
+  apply_job_flags(request.flags, job.values);
+  if (job_mode) {
+    expand_spot(job.values);
+    check_required(job.values, job.chart->values.as_map(), request.job_file);
+  }
+  std::string model = !request.name.empty() ? request.name
+                      : job_mode            ? default_model_name(job.values)
+                                            : std::string("release-name");
+  NameRequest name{model, request.exact_name, std::nullopt, !request.chart_dir.empty()};
+  if (request.reproducible_name)
+    name.seed = fnv1a64(model + '\n' + render::json::marshal(render::Value::map(job.values)));
+  job.name = choose_job_name(name, job.values, job.chart->values.as_map());
+  job.name_space = !request.name_space.empty() ? request.name_space
+                   : request.chart_dir.empty() ? std::string(k_job_namespace)
+                                               : std::string("default");
+  return job;
+}
+
+render::RenderOptions job_render_options(const Job& job) {
+  render::RenderOptions options;
+  options.chart = job.chart;
+  options.user_values = job.values;
+  options.release_name = job.name;
+  options.ns = job.name_space;
+  return options;
+}
+
+std::string render_job(const Job& job, const render::RenderIo& io) {
+  return render::render_chart(job_render_options(job), io);
+}
+
+kubeapi::Json api_object(const render::Value& object) {
+  return kubeapi::Json::parse(render::json::marshal(object));
+}
+
+std::vector<kubeapi::Json> render_job_objects(const Job& job, const render::RenderIo& io) {
+  std::vector<kubeapi::Json> objects;
+  const render::SortedManifests sorted = render::render_manifests(job_render_options(job), io);
+  for (const render::Value& object : render::manifest_objects(sorted))
+    objects.push_back(api_object(object));
+  return objects;
+}
+
+}  // namespace ejob::job

@@ -1,0 +1,82 @@
+#pragma once
+/// One job, from the command line to the values the chart renders — the single path both
+/// `ejob template` and `ejob submit` take (and `ejob values` prints):
+///
+///   chart defaults < JOBFILE < -f files (left to right) < --set* (Helm's order by kind)
+///                  < the job flags (--image, --gpus, --workers, ...)
+///
+/// then spot presets expanded (`spot.provider`), unknown keys refused per source with a
+/// did-you-mean, and the job name chosen (unique suffix unless --exact-name) within its
+/// length budget. Without --chart the chart is the default one (the embedded elasticjob chart,
+/// which cli/ passes in) and the namespace defaults to `elastic-job`.
+
+#include <functional>
+#include <optional>
+#include <string>
+
+#include "ejob/job/job_flags.hpp"
+#include "ejob/kubeapi/client.hpp"
+#include "ejob/render/chart.hpp"
+#include "ejob/render/coalesce.hpp"
+#include "ejob/render/render_chart.hpp"
+#include "ejob/render/value.hpp"
+
+namespace ejob::job {
+
+/// Namespace of a job when neither -n nor --chart is given.
+inline constexpr std::string_view k_job_namespace = "elastic-job";
+
+/// Everything the command line says about one job.
+struct JobRequest {
+  std::optional<std::string> job_file;  ///< positional JOBFILE
+  render::ValueSources sources;         ///< -f and --set* (job file not included)
+  JobFlags flags;                       ///< the job flags and `-- SCRIPT ARGS`
+  std::string name;         ///< --name ("" = a job's script base name, else `release-name`)
+  bool exact_name = false;  ///< --exact-name
+  std::string chart_dir;    ///< --chart ("" = the embedded elasticjob chart)
+  std::string name_space;   ///< -n ("" = default)
+  /// The name's suffix follows from the inputs (`template`: same inputs, same bytes, as `helm
+  /// template`); a submit draws a fresh one.
+  bool reproducible_name = false;
+};
+
+/// The resolved job: chart, user values (what `ejob values` prints), name and namespace.
+struct Job {
+  render::ChartPtr chart;
+  render::Map values;
+  std::string name;
+  std::string name_space;
+};
+
+/// True when the request is about a job — no --chart (the embedded elasticjob chart), a
+/// JOBFILE, or a job flag — rather than a plain `helm template` of some chart. Only jobs get the
+/// did-you-mean key check, spot expansion and the script-based default name.
+bool is_job_request(const JobRequest& request);
+
+/// The chart of a job without --chart (the ejob executable's embedded elasticjob chart).
+using DefaultChart = std::function<render::ChartPtr()>;
+
+/// Resolves a request (see the file comment). `read` reads files named on the command line.
+/// Throws ejob::Error: Usage for bad flags and names, Input for bad values, Io for unreadable
+/// files.
+Job resolve_job(const JobRequest& request, const render::ReadFile& read,
+                const DefaultChart& default_chart);
+
+/// The render options of a resolved job (chart, user values, release name, namespace); the
+/// caller may add --kube-version, --show-only and --output-dir.
+render::RenderOptions job_render_options(const Job& job);
+
+/// Renders a job's manifests exactly as `helm template` prints them (what `ejob template`
+/// prints and `ejob submit --dry-run=client` shows). Throws ejob::Error like render_chart.
+std::string render_job(const Job& job, const render::RenderIo& io);
+
+/// A rendered object as the API client sends it: Go's JSON encoding of the value, so numbers
+/// and booleans come out as Helm and kubectl send them.
+kubeapi::Json api_object(const render::Value& object);
+
+/// Renders a job's objects as data (render::render_manifests + manifest_objects), in the
+/// order `ejob template` prints them: what `ejob submit` sends. Throws ejob::Error like
+/// render_chart.
+std::vector<kubeapi::Json> render_job_objects(const Job& job, const render::RenderIo& io);
+
+}  // namespace ejob::job
