@@ -16,8 +16,8 @@
 #include "ejob/cli/local_job.hpp"
 #include "ejob/cli/manifest_objects.hpp"
 #include "ejob/job/cluster_backend.hpp"
+#include "ejob/job/cluster_submit.hpp"
 #include "ejob/job/job_pods.hpp"
-#include "ejob/kubeapi/job_submit.hpp"
 #include "ejob/util/error.hpp"
 
 namespace ejob::cli {

@@ -9,7 +9,7 @@
 #include "ejob/cli/embedded.hpp"
 #include "ejob/cli/kube_flags.hpp"
 #include "ejob/cli/manifest_objects.hpp"
-#include "ejob/kubeapi/job_submit.hpp"
+#include "ejob/job/cluster_submit.hpp"
 #include "ejob/util/error.hpp"
 
 namespace ejob::cli {
@@ -67,11 +67,11 @@ void run_install(const InstallFlags& f) {
   const auto dry = f.dry_run ? kubeapi::DryRun::All : kubeapi::DryRun::None;
   const kubeapi::Json applied = session.client->apply(crd, force, dry);
   const std::string name = applied["metadata"].value("name", "");
-  std::cout << kubeapi::qualified_name(applied) << " serverside-applied"
+  std::cout << job::cluster::qualified_name(applied) << " serverside-applied"
             << (f.dry_run ? " (server dry run)" : "") << '\n';
   if (f.dry_run) return;
   if (!established(applied)) wait_established(*session.client, name, f.timeout_s);
-  std::cout << kubeapi::qualified_name(applied) << " established\n";
+  std::cout << job::cluster::qualified_name(applied) << " established\n";
 }
 
 }  // namespace

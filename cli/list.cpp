@@ -10,8 +10,8 @@
 #include "ejob/cli/local_job.hpp"
 #include "ejob/cli/manifest_objects.hpp"
 #include "ejob/job/cluster_backend.hpp"
+#include "ejob/job/cluster_submit.hpp"
 #include "ejob/job/jobs.hpp"
-#include "ejob/kubeapi/job_submit.hpp"
 #include "ejob/util/error.hpp"
 
 namespace ejob::cli {
@@ -51,7 +51,7 @@ void run_list(const ListFlags& f) {
     return;
   }
   if (out == Output::Name) {
-    for (const auto& job : jobs) std::cout << kubeapi::qualified_name(job) << '\n';
+    for (const auto& job : jobs) std::cout << job::cluster::qualified_name(job) << '\n';
     return;
   }
   if (jobs.empty()) {

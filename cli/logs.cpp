@@ -28,10 +28,10 @@
 #include "ejob/cli/local_job.hpp"
 #include "ejob/cli/log_printer.hpp"
 #include "ejob/job/cluster_backend.hpp"
+#include "ejob/job/cluster_submit.hpp"
 #include "ejob/job/job_pods.hpp"
 #include "ejob/kubeapi/api_error.hpp"
 #include "ejob/kubeapi/exec_plugin.hpp"
-#include "ejob/kubeapi/job_submit.hpp"
 #include "ejob/render/go_time.hpp"
 #include "ejob/util/error.hpp"
 

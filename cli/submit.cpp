@@ -1,5 +1,5 @@
 /// `ejob submit [JOBFILE] [flags] [-- SCRIPT ARGS]`: resolve the job as `ejob template` does,
-/// render it, and send it with kubeapi::submit_job (CRD check, create-without-overwrite, owner
+/// render it, and send it with job::cluster::submit_job (CRD check, create-without-overwrite, owner
 /// references, rollback on failure, concurrent sends). `--dry-run=client` prints the rendered
 /// manifests and talks to no server; `--dry-run=server` sends everything with dryRun=All.
 /// `--wait` then waits for the job to end (cli/job_wait.hpp). Exit statuses: docs/exit-codes.md.
@@ -20,9 +20,9 @@
 #include "ejob/cli/manifest_objects.hpp"
 #include "ejob/cli/run.hpp"
 #include "ejob/job/cluster_backend.hpp"
+#include "ejob/job/cluster_submit.hpp"
 #include "ejob/job/job_wait.hpp"
 #include "ejob/job/jobs.hpp"
-#include "ejob/kubeapi/job_submit.hpp"
 #include "ejob/util/error.hpp"
 
 namespace ejob::cli {
@@ -89,7 +89,7 @@ void print_client_dry_run(const Job& job, const render::RenderIo& io, Output out
   }
   const std::vector<kubeapi::Json> objects = render_job_objects(job, io);
   if (out == Output::Name)
-    for (const auto& o : objects) std::cout << kubeapi::qualified_name(o) << '\n';
+    for (const auto& o : objects) std::cout << job::cluster::qualified_name(o) << '\n';
   else
     std::cout << format_objects(objects, out);
 }
@@ -98,7 +98,7 @@ void print_client_dry_run(const Job& job, const render::RenderIo& io, Output out
 /// runs, and the commands to follow it.
 void print_result(const job::Submitted& r, const SubmitPlan& plan, const std::string& ns) {
   if (plan.output == Output::Name) {
-    for (const auto& o : r.objects) std::cout << kubeapi::qualified_name(o) << '\n';
+    for (const auto& o : r.objects) std::cout << job::cluster::qualified_name(o) << '\n';
     return;
   }
   if (plan.output != Output::Text) {
@@ -178,7 +178,7 @@ void run_cluster(const SubmitFlags& f, const JobRequest& request, const SubmitPl
   // alongside the ElasticJob's create. Its own errors are submit_job's to report.
   auto discovery = std::async(std::launch::async, [&] {
     try {
-      session.client->find_resource(kubeapi::k_job_api_version, "ElasticJob");
+      session.client->find_resource(job::cluster::k_job_api_version, "ElasticJob");
     } catch (const std::exception&) {
     }
   });

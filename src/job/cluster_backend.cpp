@@ -2,10 +2,10 @@
 
 #include <thread>
 
+#include "ejob/job/cluster_submit.hpp"
 #include "ejob/job/job_pods.hpp"
 #include "ejob/job/job_view.hpp"
 #include "ejob/job/job_wait.hpp"
-#include "ejob/kubeapi/job_submit.hpp"
 #include "ejob/render/go_time.hpp"
 #include "ejob/util/error.hpp"
 
@@ -59,17 +59,17 @@ std::string holding_finalizers(const Json& answer) {
 }  // namespace
 
 Submitted ClusterBackend::submit(const RenderObjects& render, const SubmitOptions& options) {
-  kubeapi::SubmitOptions o;
-  o.naming = options.exact_name ? kubeapi::NameChoice::Exact : kubeapi::NameChoice::Drawn;
+  job::cluster::SubmitOptions o;
+  o.naming = options.exact_name ? job::cluster::NameChoice::Exact : job::cluster::NameChoice::Drawn;
   o.dry_run = options.server_dry_run ? kubeapi::DryRun::All : kubeapi::DryRun::None;
   o.name_space = m_ns;
   o.create_namespace = options.create_namespace;
-  kubeapi::SubmitResult r = kubeapi::submit_job(m_client, render, o);
+  job::cluster::SubmitResult r = job::cluster::submit_job(m_client, render, o);
   return {r.job["metadata"].value("name", ""), std::move(r.objects), {}, ""};
 }
 
 std::vector<Json> ClusterBackend::list() {
-  const kubeapi::ResourceInfo res = kubeapi::job_resource(m_client);
+  const kubeapi::ResourceInfo res = job::cluster::job_resource(m_client);
   return m_client.list(res, m_ns, {k_managed_by_ejob}).items;
 }
 
@@ -82,7 +82,7 @@ Removed ClusterBackend::remove(const std::string& name, const RemoveOptions&) {
   // Background propagation: the job goes at once and the garbage collector takes what it
   // owns, so "deleted" is true when said (Foreground left it Terminating until the collector
   // acted: up to 30 s after a CRD install, forever without a collector).
-  const kubeapi::ResourceInfo res = kubeapi::job_resource(m_client);
+  const kubeapi::ResourceInfo res = job::cluster::job_resource(m_client);
   const auto answer = m_client.remove(res, m_ns, name, kubeapi::Propagation::Background);
   if (!answer) return {};
   for (const char* kind : {"Pod", "Service", "PersistentVolumeClaim", "PersistentVolume"})
@@ -92,7 +92,7 @@ Removed ClusterBackend::remove(const std::string& name, const RemoveOptions&) {
 
 void ClusterBackend::wait_removed(const std::string& name,
                                   std::optional<std::chrono::milliseconds> timeout) {
-  wait_gone(m_client, kubeapi::job_resource(m_client), m_ns, name, timeout);
+  wait_gone(m_client, job::cluster::job_resource(m_client), m_ns, name, timeout);
 }
 
 void ClusterBackend::scale(const std::string& name, int) {

@@ -11,10 +11,10 @@
 #include <thread>
 
 #include "ejob/job/cluster_backend.hpp"
+#include "ejob/job/cluster_submit.hpp"
 #include "ejob/job/job_pods.hpp"
 #include "ejob/job/job_view.hpp"
 #include "ejob/kubeapi/api_error.hpp"
-#include "ejob/kubeapi/job_submit.hpp"
 #include "ejob/util/error.hpp"
 
 namespace ejob::job {
@@ -276,7 +276,7 @@ class Follower {
   /// Watches the ElasticJob for its end; sets m_over when it is deleted, and notes its end.
   void watch_job() {
     try {
-      const kubeapi::ResourceInfo res = kubeapi::job_resource(m_c);
+      const kubeapi::ResourceInfo res = job::cluster::job_resource(m_c);
       kubeapi::WatchOptions w;
       w.field_selector = "metadata.name=" + m_job;
       w.cancel = &m_over;

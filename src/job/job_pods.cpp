@@ -3,7 +3,7 @@
 #include <algorithm>
 #include <charconv>
 
-#include "ejob/kubeapi/job_submit.hpp"
+#include "ejob/job/cluster_submit.hpp"
 #include "ejob/util/error.hpp"
 
 namespace ejob::job {
@@ -41,10 +41,10 @@ std::string worker_selector(const std::string& name) {
 }
 
 Json get_job(kubeapi::Client& client, const std::string& ns, const std::string& name) {
-  const kubeapi::ResourceInfo own = kubeapi::own_job_resource();
+  const kubeapi::ResourceInfo own = job::cluster::own_job_resource();
   std::optional<Json> job = client.try_get(own, ns, name);
   if (!job) {
-    const kubeapi::ResourceInfo served = kubeapi::job_resource(client);  // CRD missing: throws
+    const kubeapi::ResourceInfo served = job::cluster::job_resource(client);  // CRD missing: throws
     if (served.plural != own.plural || served.version != own.version)
       job = client.try_get(served, ns, name);
   }

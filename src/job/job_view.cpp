@@ -4,9 +4,9 @@
 #include <future>
 #include <set>
 
+#include "ejob/job/cluster_submit.hpp"
 #include "ejob/job/job_pods.hpp"
 #include "ejob/kubeapi/exec_plugin.hpp"
-#include "ejob/kubeapi/job_submit.hpp"
 
 namespace ejob::job {
 

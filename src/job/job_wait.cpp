@@ -8,9 +8,9 @@
 #include <mutex>
 #include <thread>
 
+#include "ejob/job/cluster_submit.hpp"
 #include "ejob/job/job_pods.hpp"
 #include "ejob/job/job_view.hpp"
-#include "ejob/kubeapi/job_submit.hpp"
 #include "ejob/render/go_time.hpp"
 #include "ejob/util/error.hpp"
 
@@ -192,7 +192,7 @@ void wait_for_job(kubeapi::Client& c, const Json& job,
   kubeapi::WatchOptions opts;
   opts.field_selector = "metadata.name=" + name;
   opts.cancel = &w.over;
-  c.watch(kubeapi::job_resource(c), ns, opts, [&](const kubeapi::WatchEvent& ev) {
+  c.watch(job::cluster::job_resource(c), ns, opts, [&](const kubeapi::WatchEvent& ev) {
     if (ev.object.value("metadata", Json::object()).value("uid", "") != uid) return true;
     if (ev.type == "DELETED") {
       deleted = true;

@@ -24,7 +24,12 @@
 
 #include "ejob/kubeapi/client.hpp"
 
-namespace ejob::kubeapi {
+namespace ejob::job::cluster {
+
+using kubeapi::Client;
+using kubeapi::DryRun;
+using kubeapi::Json;
+using kubeapi::ResourceInfo;
 
 /// Whether the job name may be re-drawn when taken.
 enum class NameChoice { Drawn, Exact };
@@ -72,4 +77,4 @@ ResourceInfo own_job_resource(const std::string& api_version = k_job_api_version
 /// "kind.group/name" as `kubectl -o name` prints an object.
 std::string qualified_name(const Json& object);
 
-}  // namespace ejob::kubeapi
+}  // namespace ejob::job::cluster

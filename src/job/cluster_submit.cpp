@@ -1,4 +1,4 @@
-#include "ejob/kubeapi/job_submit.hpp"
+#include "ejob/job/cluster_submit.hpp"
 
 #include <future>
 #include <mutex>
@@ -8,7 +8,9 @@
 #include "ejob/kubeapi/api_error.hpp"
 #include "ejob/util/error.hpp"
 
-namespace ejob::kubeapi {
+namespace ejob::job::cluster {
+
+using namespace ejob::kubeapi;  // the API client this submit drives and its errors
 namespace {
 
 constexpr const char* k_job_kind = "ElasticJob";
@@ -349,4 +351,4 @@ SubmitResult submit_job(Client& c, const RenderObjects& render, const SubmitOpti
   }
 }
 
-}  // namespace ejob::kubeapi
+}  // namespace ejob::job::cluster

@@ -1,4 +1,4 @@
-#include "ejob/kubeapi/job_submit.hpp"
+#include "ejob/job/cluster_submit.hpp"
 
 #include <sys/stat.h>
 
@@ -12,6 +12,7 @@
 
 using namespace ejob;
 using namespace ejob::kubeapi;
+using namespace ejob::job::cluster;
 using ejob::testing::SilentPort;
 using ejob::testing::TestServer;
 using nlohmann::json;
