@@ -31,6 +31,10 @@ std::vector<std::string> etcd_argv(const std::string& etcd, const fs::path& dir,
           "--listen-peer-urls=" + url(peer),
           "--initial-advertise-peer-urls=" + url(peer),
           "--initial-cluster=local=" + url(peer),
+          // One member on loopback: no network to wait for, so a 10 ms tick and a 100 ms
+          // election let it lead in ~0.1 s instead of 0.3-0.8 s with the defaults (100/1000).
+          "--heartbeat-interval=10",
+          "--election-timeout=100",
           "--log-level=warn"};
 }
 
@@ -57,7 +61,7 @@ bool wait_healthy(pid_t pid, int port, int timeout_ms) {
     int status = 0;
     if (::waitpid(pid, &status, WNOHANG) == pid) return false;
     if (healthy(port)) return true;
-    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
   }
   stop_session(pid, 1000);
   return false;
