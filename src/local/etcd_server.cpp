@@ -22,20 +22,13 @@ std::string url(int port) { return "http://127.0.0.1:" + std::to_string(port); }
 
 std::vector<std::string> etcd_argv(const std::string& etcd, const fs::path& dir, int client,
                                    int peer) {
-  return {etcd,
-          "--name=local",
-          "--data-dir=" + (dir / "etcd").string(),
-          "--enable-v2=true",
-          "--listen-client-urls=" + url(client),
-          "--advertise-client-urls=" + url(client),
-          "--listen-peer-urls=" + url(peer),
-          "--initial-advertise-peer-urls=" + url(peer),
+  return {etcd, "--name=local", "--data-dir=" + (dir / "etcd").string(), "--enable-v2=true",
+          "--listen-client-urls=" + url(client), "--advertise-client-urls=" + url(client),
+          "--listen-peer-urls=" + url(peer), "--initial-advertise-peer-urls=" + url(peer),
           "--initial-cluster=local=" + url(peer),
           // One member on loopback: no network to wait for, so a 10 ms tick and a 100 ms
           // election let it lead in ~0.1 s instead of 0.3-0.8 s with the defaults (100/1000).
-          "--heartbeat-interval=10",
-          "--election-timeout=100",
-          "--log-level=warn"};
+          "--heartbeat-interval=10", "--election-timeout=100", "--log-level=warn"};
 }
 
 std::string log_tail(const fs::path& log) {
