@@ -49,6 +49,8 @@ ENV PATH=/opt/venv/bin:$PATH \
     PYTHON_EXEC=/opt/venv/bin/python \
     NCCL_ASYNC_ERROR_HANDLING=1
 COPY --from=agent-build /opt/ejob-build/ejob-agent /usr/local/bin/ejob-agent
+# The agent must start in this image (its glibc and libraries): the build stops here if not.
+RUN /usr/local/bin/ejob-agent --version
 RUN useradd --create-home --uid 1000 --shell /bin/bash worker
 USER 1000:1000
 WORKDIR /home/worker

@@ -5,6 +5,7 @@
 
 #include <cstdio>
 #include <memory>
+#include <string_view>
 
 #include "ejob/agent/agent.hpp"
 #include "ejob/agent/c10d_round_source.hpp"
@@ -61,6 +62,13 @@ int agent_main(int argc, char** argv) {
   mallopt(M_ARENA_MAX, 1);
   AgentSignals signals;  // before any thread, so that every thread inherits the mask
   std::unique_ptr<RoundSource> source;
+  // `ejob-agent --version` alone (torchrun has no such flag, so nothing else is taken from it):
+  // what an image build runs to prove the agent starts in that image (glibc, libraries).
+  if (argc == 2 && std::string_view(argv[1]) == "--version") {
+    std::printf("ejob-agent %s (torchrun 1.13 command line; rendezvous etcd, etcd-v2, c10d)\n",
+                EJOB_VERSION);
+    return 0;
+  }
   try {
     Environment env = current_environment();
     LaunchOptions options =

@@ -85,6 +85,14 @@ def check(text):
         elif built is not None and built not in srcs:
             problems.append("ENTRYPOINT %s is copied from %s, but the build stage builds %s"
                             % (entry_argv[0], " ".join(srcs), built))
+    # The agent must be run once in the final image, after it is copied in: a build on a newer
+    # glibc than the base image's fails there, not in the first pod.
+    copied_at = [i for i, (op, rest) in enumerate(final["ins"])
+                 if op == "COPY" and rest.split()[-1].endswith("/ejob-agent")]
+    runs_after = [rest for i, (op, rest) in enumerate(final["ins"])
+                  if op == "RUN" and copied_at and i > copied_at[0]]
+    if not any(re.search(r'ejob-agent"?,?\s*"?--version', r) for r in runs_after):
+        problems.append("the final stage must run ejob-agent --version after copying it")
     users = [rest for op, rest in final["ins"] if op == "USER"]
     if not users or users[-1].split(":")[0] in ("0", "root"):
         problems.append("the final stage must run as a non-root USER")
@@ -106,6 +114,8 @@ def check(text):
 
 
 MUTATIONS = [
+    ("RUN /usr/local/bin/ejob-agent --version\n", "",
+     "the final stage must run ejob-agent --version after copying it"),
     ('ENTRYPOINT ["/usr/local/bin/ejob-agent"]', 'ENTRYPOINT ["/usr/bin/ejob-agent"]',
      "ENTRYPOINT /usr/bin/ejob-agent is not produced by a COPY in the final stage"),
     ("/opt/ejob-build/ejob-agent /usr/local/bin", "/src/out/ejob-agent /usr/local/bin",
