@@ -107,13 +107,13 @@ def processes():
 
 def descendants(pid, procs=None):
     procs = procs or processes()
-    found, todo = set(), [pid]
-    while todo:
-        p = todo.pop()
+    found, pending = set(), [pid]
+    while pending:
+        p = pending.pop()
         for c, (ppid, _, _) in procs.items():
             if ppid == p and c not in found:
                 found.add(c)
-                todo.append(c)
+                pending.append(c)
     return found
 
 
