@@ -62,8 +62,7 @@ void run_delete(const DeleteFlags& f) {
       "on this machine");
   if (!f.all && cluster_names.empty()) return;
   KubeSession session = open_session(f.kube);
-  const std::string ns =
-      f.kube.name_space.empty() ? std::string(k_job_namespace) : f.kube.name_space;
+  const std::string ns = job_namespace(f.kube);
   job::ClusterBackend cluster(*session.client, ns);
   if (f.all)
     for (const auto& j : cluster.list()) cluster_names.push_back(j["metadata"]["name"]);

@@ -46,9 +46,7 @@ std::vector<Json> described_objects(const JobView& view) {
 
 /// A local job's -o json/yaml: the ElasticJob object `ejob list` shows for it.
 std::vector<Json> described_objects(const local::JobView& view) {
-  for (const Json& job : local_backend().list())
-    if (job["metadata"].value("name", "") == view.state.name) return {job};
-  return {};
+  return {job::local_job_object(view.state)};
 }
 
 void print_description(const job::Description& d, Output out, bool managed_fields) {
@@ -73,8 +71,7 @@ void run_describe(const DescribeFlags& f) {
   if (targets_local_job(f.kube, f.name))
     return print_description(local_backend().describe(f.name), out, f.managed_fields);
   KubeSession session = open_session(f.kube);
-  const std::string ns =
-      f.kube.name_space.empty() ? std::string(k_job_namespace) : f.kube.name_space;
+  const std::string ns = job_namespace(f.kube);
   print_description(job::ClusterBackend(*session.client, ns).describe(f.name), out,
                     f.managed_fields);
 }

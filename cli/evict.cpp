@@ -32,8 +32,7 @@ void run_evict(const EvictFlags& f) {
     return;
   }
   KubeSession session = open_session(f.kube);
-  const std::string ns =
-      f.kube.name_space.empty() ? std::string(k_job_namespace) : f.kube.name_space;
+  const std::string ns = job_namespace(f.kube);
   job::ClusterBackend(*session.client, ns).evict(f.name, f.worker, f.grace);
   std::cout << "pod \"" << f.name << "-worker-" << f.worker << "\" evicted\n";
 }

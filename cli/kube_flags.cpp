@@ -4,6 +4,7 @@
 
 #include <iostream>
 
+#include "ejob/job/job_request.hpp"
 #include "ejob/job/job_wait.hpp"
 
 namespace ejob::cli {
@@ -25,6 +26,10 @@ void add_kube_flags(CLI::App& app, KubeFlags& flags, NamespaceFlag ns) {
 std::chrono::milliseconds request_timeout_of(const KubeFlags& flags) {
   return parse_wait_timeout(flags.request_timeout, "--request-timeout")
       .value_or(std::chrono::milliseconds(0));
+}
+
+std::string job_namespace(const KubeFlags& flags) {
+  return flags.name_space.empty() ? std::string(job::k_job_namespace) : flags.name_space;
 }
 
 bool has_cluster(const KubeFlags& flags) {

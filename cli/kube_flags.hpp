@@ -38,6 +38,9 @@ std::chrono::milliseconds request_timeout_of(const KubeFlags& flags);
 /// True when the flags or the environment name a cluster (a kubeconfig, in-cluster).
 bool has_cluster(const KubeFlags& flags);
 
+/// The namespace of the job commands: -n, else the jobs' default namespace (elastic-job).
+std::string job_namespace(const KubeFlags& flags);
+
 /// True when the flags choose this machine instead of a cluster: `--context local`.
 inline bool is_local_context(const KubeFlags& flags) { return flags.context == "local"; }
 

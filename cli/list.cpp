@@ -42,9 +42,7 @@ void run_list(const ListFlags& f) {
   if (f.all_namespaces && !f.kube.name_space.empty())
     throw Error(ErrorCode::Usage, "-A/--all-namespaces and -n/--namespace exclude each other");
   const Output out = parse_output(f.output, {"wide", "name", "json", "yaml"});
-  const std::string ns = f.all_namespaces            ? ""
-                         : f.kube.name_space.empty() ? std::string(k_job_namespace)
-                                                     : f.kube.name_space;
+  const std::string ns = f.all_namespaces ? "" : job_namespace(f.kube);
   std::vector<Json> jobs = jobs_of(f, ns);
   if (out == Output::Json || out == Output::Yaml) {
     std::cout << format_objects(std::move(jobs), out, f.managed_fields, Grouping::AlwaysList);

@@ -108,8 +108,7 @@ void run_logs(const LogsFlags& f) {
   Printer out(plan.color, plan.prefix);
   if (targets_local_job(f.kube, f.name)) return local_backend().logs(f.name, plan.request, out);
   KubeSession session = open_session(f.kube);
-  const std::string ns =
-      f.kube.name_space.empty() ? std::string(k_job_namespace) : f.kube.name_space;
+  const std::string ns = job_namespace(f.kube);
   job::ClusterBackend(*session.client, ns).logs(f.name, plan.request, out);
 }
 

@@ -94,8 +94,7 @@ void run_port_forward(const PortForwardFlags& f) {
   const std::string pod = pod_name(f.pod);
   std::vector<std::pair<int, int>> pairs;
   for (const std::string& spec : f.ports) pairs.push_back(parse_ports(spec));
-  const std::string ns =
-      f.kube.name_space.empty() ? std::string(k_job_namespace) : f.kube.name_space;
+  const std::string ns = job_namespace(f.kube);
   KubeSession session = open_session(f.kube);
   // NotFound names the pod; one that is not running has no port to reach (kubectl refuses it
   // up front too, instead of listening and failing each connection).

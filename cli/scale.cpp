@@ -24,7 +24,7 @@ struct ScaleFlags {
 void run_scale(const ScaleFlags& f) {
   if (!targets_local_job(f.kube, f.name)) {
     KubeSession session = open_session(f.kube);
-    job::ClusterBackend(*session.client, f.kube.name_space).scale(f.name, f.workers);
+    job::ClusterBackend(*session.client, job_namespace(f.kube)).scale(f.name, f.workers);
   }
   local_backend().scale(f.name, f.workers);
   std::cout << "elasticjob \"" << f.name << "\" scaled to " << f.workers << " nodes\n";

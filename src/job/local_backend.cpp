@@ -7,12 +7,6 @@
 namespace ejob::job {
 namespace {
 
-const Json& elastic_job(const std::vector<Json>& objects) {
-  for (const Json& o : objects)
-    if (o.value("kind", "") == "ElasticJob") return o;
-  throw Error(ErrorCode::Input, "the job has no ElasticJob");
-}
-
 int count_of(const local::JobState& s, const char* status) {
   int n = 0;
   for (const local::NodeState& node : s.nodes) n += node.status == status;
@@ -46,6 +40,10 @@ std::string summary_of(const local::JobState& s) {
 
 }  // namespace
 
+Json local_job_object(const local::JobState& state) {
+  return job_object(state, local::elastic_job(local::rendered_objects(state.name)));
+}
+
 bool local_job_exists(const std::string& name) { return local::exists(name); }
 
 Submitted LocalBackend::submit(const RenderObjects& render, const SubmitOptions& options) {
@@ -75,7 +73,7 @@ std::vector<Json> LocalBackend::list() {
   std::vector<Json> jobs;
   for (const local::JobState& s : local::list(warn)) {
     try {
-      jobs.push_back(job_object(s, elastic_job(local::rendered_objects(s.name))));
+      jobs.push_back(local_job_object(s));
     } catch (const Error& e) {
       warn(e.message());
     }

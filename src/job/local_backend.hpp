@@ -35,6 +35,10 @@ class LocalBackend : public Backend {
   std::string m_self;
 };
 
+/// A local job as the ElasticJob object a cluster would show: its rendered ElasticJob with the
+/// creation time, a status written from `state` and the annotation `ejob.io/where: local`.
+Json local_job_object(const local::JobState& state);
+
 /// True when a local job named `name` exists.
 bool local_job_exists(const std::string& name);
 

@@ -11,12 +11,6 @@
 namespace ejob::local {
 namespace {
 
-const Json& elastic_job(const std::vector<Json>& objects) {
-  for (const Json& o : objects)
-    if (o.value("kind", "") == "ElasticJob") return o;
-  throw Error(ErrorCode::Input, "the rendered job has no ElasticJob: nothing to run locally");
-}
-
 const Json& worker_container(const Json& job) {
   const Json::json_pointer path("/spec/replicaSpecs/Worker/template/spec/containers");
   if (!job.contains(path) || !job.at(path).is_array() || job.at(path).empty())
@@ -113,6 +107,12 @@ std::string find_agent(const std::string& self) {
 }
 
 }  // namespace
+
+const Json& elastic_job(const std::vector<Json>& objects) {
+  for (const Json& o : objects)
+    if (o.value("kind", "") == "ElasticJob") return o;
+  throw Error(ErrorCode::Input, "the rendered job has no ElasticJob: nothing to run locally");
+}
 
 bool runs_without_python(const std::vector<Json>& objects) {
   for (const std::string& a : agent_args(worker_container(elastic_job(objects))))

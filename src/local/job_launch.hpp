@@ -19,6 +19,9 @@ struct Machine {
   int gpus = 0;         ///< NVIDIA GPUs of this machine
 };
 
+/// The ElasticJob among the rendered objects; ejob::Error(Input) when there is none.
+const Json& elastic_job(const std::vector<Json>& objects);
+
 /// Turns the rendered objects into a launch; `notes` gets one line per thing of the cluster
 /// job that a local run leaves out (the image, secrets not in this environment).
 /// Throws ejob::Error(Input) when there is no ElasticJob or its container cannot run here.
