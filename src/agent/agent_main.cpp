@@ -34,14 +34,8 @@ std::unique_ptr<RoundSource> make_source(const LaunchConfig& c) {
   if (c.backend == Backend::Static) return std::make_unique<StaticRoundSource>(c);
   if (c.backend == Backend::C10d) return std::make_unique<C10dRoundSource>(c);
   if (c.backend == Backend::EtcdV2) return std::make_unique<EtcdV2RoundSource>(c);
-  EtcdClientOptions o;
-  o.host = c.endpoint.host;
-  o.port = c.endpoint.port;
-  o.protocol = c.etcd.protocol;
-  o.cacert = c.etcd.cacert;
-  o.cert = c.etcd.cert;
-  o.key = c.etcd.key;
-  auto rdzv = std::make_unique<EtcdRendezvous>(o, c.etcd, c.run_id, c.min_nodes, c.max_nodes);
+  auto rdzv = std::make_unique<EtcdRendezvous>(etcd_client_options(c), c.etcd, c.run_id,
+                                               c.min_nodes, c.max_nodes);
   return std::make_unique<EtcdRoundSource>(std::move(rdzv), c.role, c.nproc_per_node,
                                            c.local_addr.value_or(fq_hostname()));
 }

@@ -17,7 +17,7 @@ constexpr std::chrono::seconds k_round_store_timeout{300};
 
 }  // namespace
 
-EtcdClientOptions etcd_v2_options(const LaunchConfig& c) {
+EtcdClientOptions etcd_client_options(const LaunchConfig& c) {
   EtcdClientOptions o;
   o.host = c.endpoint.host;
   o.port = c.endpoint.port;
@@ -25,6 +25,11 @@ EtcdClientOptions etcd_v2_options(const LaunchConfig& c) {
   o.cacert = c.etcd.cacert;
   o.cert = c.etcd.cert;
   o.key = c.etcd.key;
+  return o;
+}
+
+EtcdClientOptions etcd_v2_options(const LaunchConfig& c) {
+  EtcdClientOptions o = etcd_client_options(c);
   o.read_timeout_ms = c.dynamic.read_timeout_s * 1000L;
   return o;
 }

@@ -39,6 +39,10 @@ class EtcdV2RoundSource : public DynamicRoundSource {
 
 /// The etcd client options of an etcd-v2 run (endpoint, protocol, ssl_cert, ssl_cert_key,
 /// ca_cert, read_timeout).
+/// How the agent reaches its etcd (both etcd backends): the endpoint and --rdzv_conf's
+/// protocol and certificates.
+EtcdClientOptions etcd_client_options(const LaunchConfig& config);
+
 EtcdClientOptions etcd_v2_options(const LaunchConfig& config);
 
 }  // namespace ejob::agent
