@@ -83,9 +83,6 @@ int Supervisor::run(int signal_fd) {
     kill_overdue();
     decide_end();
   }
-  stop_session(m_state.etcd_pid, 5000);
-  m_state.etcd_pid = 0;
-  save();
   return 0;
 }
 
@@ -249,12 +246,16 @@ void Supervisor::decide_end() {
 }
 
 void Supervisor::finish(Phase phase, int code, const std::string& message) {
+  // The final phase is the supervisor's last write: once a reader sees it (submit --wait,
+  // logs -f), etcd is stopped and the events journal is complete.
+  if (m_state.etcd_pid != 0) stop_session(m_state.etcd_pid, 5000);
+  m_state.etcd_pid = 0;
+  event(phase == Phase::Succeeded ? "Normal" : "Warning", "Job" + phase_name(phase), message);
   m_state.phase = phase;
   m_state.exit_code = code;
   m_state.message = message;
   m_state.finished = now_rfc3339();
   save();
-  event(phase == Phase::Succeeded ? "Normal" : "Warning", "Job" + phase_name(phase), message);
 }
 
 void Supervisor::stop_nodes(int grace_ms) {
