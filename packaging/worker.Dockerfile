@@ -12,12 +12,17 @@
 # chart mounts an emptyDir with `medium: Memory` and a size limit at /dev/shm (`dshm` volume);
 # with plain Docker use `--shm-size=8g` (or `--ipc=host`). Size it at least a few GiB per GPU.
 #
+# Supported base images: any x86-64 Linux image with glibc 2.31 or newer (Debian 11+, Ubuntu
+# 20.04+, RHEL/Rocky 9, nvidia/cuda and pytorch/pytorch images). ejob-agent is linked fully
+# static (no shared library, no glibc symbol versions: tests/agent/old_glibc_it.py runs it in a
+# Debian 11 minbase root); what the image must bring is the worker's own: Python and PyTorch.
+#
 # Build from the repository root:
 #   docker build -f packaging/worker.Dockerfile -t ejob-worker:0.1.0 .
 
 ARG CUDA_IMAGE=nvidia/cuda:12.6.3-cudnn-runtime-ubuntu24.04
 
-# ---- stage 1: build ejob-agent (same Ubuntu release as the runtime, so the glibc matches) ----
+# ---- stage 1: build ejob-agent (static: libssl-dev brings the OpenSSL archives it links) ----
 FROM ubuntu:24.04 AS agent-build
 ENV DEBIAN_FRONTEND=noninteractive
 RUN apt-get update && apt-get install -y --no-install-recommends \
@@ -36,9 +41,10 @@ RUN cmake -S /src -B /opt/ejob-build -G Ninja -DCMAKE_BUILD_TYPE=Release -DEJOB_
 # ---- stage 2: the worker image ----
 FROM ${CUDA_IMAGE} AS worker
 ENV DEBIAN_FRONTEND=noninteractive
-# The CUDA runtime image already carries libnccl2; ejob-agent needs libcurl and OpenSSL.
+# The CUDA runtime image already carries libnccl2; ejob-agent needs no library.
+# ca-certificates: an etcd over HTTPS with a public CA (the agent reads /etc/ssl/certs).
 RUN apt-get update && apt-get install -y --no-install-recommends \
-      python3 python3-venv libcurl4t64 libssl3t64 libfmt9 ca-certificates \
+      python3 python3-venv ca-certificates \
     && rm -rf /var/lib/apt/lists/*
 # PyTorch (CUDA 12.4 build; it bundles its own NCCL as nvidia-nccl-cu12) in a venv, since
 # Ubuntu 24.04's Python is externally managed.
@@ -49,7 +55,7 @@ ENV PATH=/opt/venv/bin:$PATH \
     PYTHON_EXEC=/opt/venv/bin/python \
     NCCL_ASYNC_ERROR_HANDLING=1
 COPY --from=agent-build /opt/ejob-build/ejob-agent /usr/local/bin/ejob-agent
-# The agent must start in this image (its glibc and libraries): the build stops here if not.
+# The agent must start in this image: the build stops here, not the first pod, if it does not.
 RUN /usr/local/bin/ejob-agent --version
 RUN useradd --create-home --uid 1000 --shell /bin/bash worker
 USER 1000:1000

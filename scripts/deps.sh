@@ -2,7 +2,8 @@
 # Installs, from Debian's archive, what ejob needs and this machine lacks.
 #   scripts/deps.sh build   compiler, CMake and the libraries ejob links
 #   scripts/deps.sh test    the above plus the test peers: etcd, torch, scikit-learn, Go + Sprig,
-#                           kubectl (Debian 12's and 13's unpacked privately: scripts/peers.sh)
+#                           kubectl (Debian 12's and 13's unpacked privately) and a Debian 11
+#                           root for the agent (scripts/peers.sh)
 #   scripts/deps.sh demo    build's plus what `ejob submit examples/digits.yaml --local` runs:
 #                           etcd, and Debian's python3 with torch and scikit-learn
 # A need is met by whatever the machine already has, whoever installed it: a kubectl, etcd, go
@@ -87,6 +88,8 @@ if [ "$mode" = test ]; then
   need procps has_cmd ps
   need iproute2 has_cmd ss
   need nghttp2-server has_cmd nghttpd
+  # The Debian 11 root that ejob-agent is tested in (scripts/peers.sh).
+  need debootstrap test -x /usr/sbin/debootstrap
   # Go's text/template + Sprig oracle builds in GOPATH mode from Debian's Go source packages.
   for p in catch2 libcpp-httplib-dev libbenchmark-dev golang-github-masterminds-sprig-dev \
     golang-k8s-sigs-yaml-dev golang-gopkg-yaml.v2-dev golang-gopkg-yaml.v3-dev \

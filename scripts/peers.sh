@@ -4,7 +4,8 @@
 # `kubernetes-client` package. Nothing is installed into the host and trixie is never added to
 # its apt sources: each suite gets its own apt state under .cache/peers/apt-SUITE, pointed at
 # the Debian mirror this machine's sources already name, and the packages are unpacked with
-# dpkg-deb -x. A peer already unpacked is kept (reruns need no network).
+# dpkg-deb -x. A peer already unpacked is kept (reruns need no network). Also a Debian 11
+# minbase root (debootstrap) that ejob-agent is run in, below.
 #   scripts/peers.sh            unpack what is missing; print one line per peer
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -58,3 +59,27 @@ for k in "$root"/debian1?-kubectl/usr/bin/kubectl; do
   [ -n "$v" ] || fail "${k#"$PWD"/} does not run" "rm -rf .cache/peers and rerun scripts/deps.sh test"
   echo "peers: kubectl $v at ${k#"$PWD"/}" >&2
 done
+
+# A Debian 11 minbase root (glibc 2.31, the oldest glibc ejob-agent supports), for the test that
+# runs the built agent where none of this machine's libraries are. debootstrap needs root: sudo
+# is used when this user is not root. /etc/hosts is written as a container runtime writes it
+# (minbase has none; Docker and Kubernetes always mount one).
+debian11=$root/debian11-root
+if [ ! -f "$debian11/.ready" ]; then
+  as_root=()
+  if [ "$(id -u)" -ne 0 ]; then
+    command -v sudo >/dev/null || fail "building the Debian 11 root needs root (debootstrap)" \
+      "run scripts/peers.sh as root once (sudo scripts/peers.sh)"
+    as_root=(sudo)
+  fi
+  echo "peers: debootstrap --variant=minbase bullseye into ${debian11#"$PWD"/} (about 30 s)" >&2
+  "${as_root[@]}" rm -rf "$debian11"
+  "${as_root[@]}" /usr/sbin/debootstrap --variant=minbase bullseye "$debian11" "$mirror" \
+    >"$root/debian11-debootstrap.log" 2>&1 ||
+    fail "debootstrap of Debian 11 failed (see $root/debian11-debootstrap.log)" \
+      "check the network or proxy to $mirror, then rerun scripts/deps.sh test"
+  printf '127.0.0.1\tlocalhost\n::1\tlocalhost ip6-localhost ip6-loopback\n' |
+    "${as_root[@]}" tee "$debian11/etc/hosts" >/dev/null
+  "${as_root[@]}" touch "$debian11/.ready"
+fi
+echo "peers: Debian 11 root (glibc 2.31) at ${debian11#"$PWD"/}" >&2

@@ -1,6 +1,5 @@
 #include "ejob/agent/agent_main.hpp"
 
-#include <curl/curl.h>
 #include <malloc.h>
 
 #include <cstdio>
@@ -18,17 +17,6 @@
 
 namespace ejob::agent {
 namespace {
-
-/// curl_global_init/cleanup for the process lifetime. TLS is initialised only for https: the
-/// agent's footprint matters (it runs beside every training process).
-struct CurlGlobal {
-  explicit CurlGlobal(bool tls) {
-    curl_global_init(tls ? CURL_GLOBAL_DEFAULT : CURL_GLOBAL_NOTHING);
-  }
-  ~CurlGlobal() { curl_global_cleanup(); }
-  CurlGlobal(const CurlGlobal&) = delete;
-  CurlGlobal& operator=(const CurlGlobal&) = delete;
-};
 
 std::unique_ptr<RoundSource> make_source(const LaunchConfig& c) {
   if (c.backend == Backend::Static) return std::make_unique<StaticRoundSource>(c);
@@ -73,7 +61,6 @@ int agent_main(int argc, char** argv) {
     }
     LaunchConfig config = make_launch_config(options, env, detect_host(env));
     warn_omp(config, env);
-    static CurlGlobal curl(config.etcd.protocol == "https");
     signals.exit_on_signal();
     source = make_source(config);
     Agent agent(config, env, *source, signals);

@@ -1,43 +1,12 @@
 #include "ejob/agent/etcd_client.hpp"
 
-#include <curl/curl.h>
-
 #include <nlohmann/json.hpp>
 
 #include "ejob/util/error.hpp"
 
 namespace ejob::agent {
 
-struct EtcdClient::Handles {
-  std::unique_ptr<CURL, decltype(&curl_easy_cleanup)> easy{curl_easy_init(), &curl_easy_cleanup};
-  std::unique_ptr<CURLM, decltype(&curl_multi_cleanup)> multi{curl_multi_init(),
-                                                              &curl_multi_cleanup};
-};
-
 namespace {
-
-size_t append_body(char* data, size_t size, size_t count, void* out) {
-  static_cast<std::string*>(out)->append(data, size * count);
-  return size * count;
-}
-
-/// Captures X-Etcd-Index from the response headers.
-size_t read_header(char* data, size_t size, size_t count, void* out) {
-  std::string_view line(data, size * count);
-  constexpr std::string_view name = "x-etcd-index:";
-  if (line.size() > name.size()) {
-    bool match = true;
-    for (size_t i = 0; i < name.size() && match; ++i)
-      match = std::tolower(static_cast<unsigned char>(line[i])) == name[i];
-    if (match) {
-      std::string digits;
-      for (char c : line.substr(name.size()))
-        if (c >= '0' && c <= '9') digits += c;
-      if (!digits.empty()) *static_cast<std::int64_t*>(out) = std::stoll(digits);
-    }
-  }
-  return size * count;
-}
 
 /// Keys go into the URL path as python-etcd sends them: '/' kept, unsafe bytes escaped.
 std::string path_encode(const std::string& key) {
@@ -74,6 +43,26 @@ EtcdNode parse_node(const nlohmann::json& j) {
   if (auto it = j.find("nodes"); it != j.end() && it->is_array())
     for (const auto& c : *it) n.nodes.push_back(parse_node(c));
   return n;
+}
+
+HttpEndpoint http_endpoint(const EtcdClientOptions& o) {
+  HttpEndpoint at;
+  at.host = o.host;
+  at.port = o.port;
+  at.tls = o.protocol == "https";
+  at.cacert = o.cacert;
+  at.cert = o.cert;
+  at.key = o.key;
+  at.connect_timeout_ms = o.connect_timeout_ms;
+  return at;
+}
+
+/// X-Etcd-Index: its digits (etcd sends nothing else there).
+std::int64_t parse_index(const std::string& value) {
+  std::int64_t index = 0;
+  for (char c : value)
+    if (c >= '0' && c <= '9') index = index * 10 + (c - '0');
+  return index;
 }
 
 }  // namespace
@@ -118,115 +107,72 @@ void parse_etcd_body(const std::string& body, EtcdResult& result) {
 }
 
 EtcdClient::EtcdClient(EtcdClientOptions options)
-    : m_options(std::move(options)), m_handles(std::make_unique<Handles>()) {
+    : m_options(std::move(options)), m_http(http_endpoint(m_options)) {
   std::string host =
       m_options.host.find(':') != std::string::npos ? "[" + m_options.host + "]" : m_options.host;
   m_base_url = m_options.protocol + "://" + host + ":" + std::to_string(m_options.port);
-  if (!m_handles->easy || !m_handles->multi)
-    throw Error(ErrorCode::Internal, "curl could not create a handle");
 }
 
 EtcdClient::~EtcdClient() = default;
 
-void EtcdClient::cancel() {
-  m_cancelled = true;
-  curl_multi_wakeup(m_handles->multi.get());
-}
+void EtcdClient::cancel() { m_http.cancel(); }
+
+void EtcdClient::reset_cancel() { m_http.reset_cancel(); }
 
 EtcdResult EtcdClient::perform(const std::string& method, const std::string& path_and_query,
                                const std::string& body, long timeout_ms, RequestKind kind) {
-  CURL* easy = m_handles->easy.get();
-  curl_easy_reset(easy);  // keeps the connection cache, so keep-alive connections are reused
-  std::string url = m_base_url + path_and_query;
-  std::string response;
   EtcdResult result;
-  curl_easy_setopt(easy, CURLOPT_URL, url.c_str());
-  curl_easy_setopt(easy, CURLOPT_CUSTOMREQUEST, method.c_str());
-  if (method == "PUT") {
-    curl_easy_setopt(easy, CURLOPT_POSTFIELDS, body.c_str());
-    curl_easy_setopt(easy, CURLOPT_POSTFIELDSIZE, static_cast<long>(body.size()));
+  HttpResponse response;
+  HttpRequest request{method, path_and_query, "application/x-www-form-urlencoded", body};
+  HttpEnd end = send(request, timeout_ms, response);
+  if (end == HttpEnd::Cancelled) {
+    result.outcome = EtcdOutcome::Cancelled;
+    return result;
   }
-  curl_easy_setopt(easy, CURLOPT_WRITEFUNCTION, &append_body);
-  curl_easy_setopt(easy, CURLOPT_WRITEDATA, &response);
-  curl_easy_setopt(easy, CURLOPT_HEADERFUNCTION, &read_header);
-  curl_easy_setopt(easy, CURLOPT_HEADERDATA, &result.etcd_index);
-  curl_easy_setopt(easy, CURLOPT_CONNECTTIMEOUT_MS, m_options.connect_timeout_ms);
-  curl_easy_setopt(easy, CURLOPT_TIMEOUT_MS, timeout_ms);
-  curl_easy_setopt(easy, CURLOPT_NOSIGNAL, 1L);
-  if (!m_options.cacert.empty()) curl_easy_setopt(easy, CURLOPT_CAINFO, m_options.cacert.c_str());
-  if (!m_options.cert.empty()) curl_easy_setopt(easy, CURLOPT_SSLCERT, m_options.cert.c_str());
-  if (!m_options.key.empty()) curl_easy_setopt(easy, CURLOPT_SSLKEY, m_options.key.c_str());
-  struct curl_slist* headers = nullptr;
-  headers = curl_slist_append(headers, "Content-Type: application/x-www-form-urlencoded");
-  std::unique_ptr<curl_slist, decltype(&curl_slist_free_all)> header_list(headers,
-                                                                          &curl_slist_free_all);
-  curl_easy_setopt(easy, CURLOPT_HTTPHEADER, headers);
-
-  CURLM* multi = m_handles->multi.get();
-  curl_multi_add_handle(multi, easy);
-  CURLcode code = CURLE_OK;
-  bool done = false;
-  while (!done) {
-    int running = 0;
-    curl_multi_perform(multi, &running);
-    int queued = 0;
-    while (CURLMsg* msg = curl_multi_info_read(multi, &queued))
-      if (msg->msg == CURLMSG_DONE) {
-        code = msg->data.result;
-        done = true;
-      }
-    if (done) break;
-    if (m_cancelled) {
-      curl_multi_remove_handle(multi, easy);
-      result.outcome = EtcdOutcome::Cancelled;
-      return result;
-    }
-    curl_multi_poll(multi, nullptr, 0, 1000, nullptr);
-  }
-  curl_multi_remove_handle(multi, easy);
-  if (code == CURLE_OPERATION_TIMEDOUT && kind == RequestKind::Watch) {
+  if (end == HttpEnd::TimedOut && kind == RequestKind::Watch) {
     result.outcome = EtcdOutcome::TimedOut;
     return result;
   }
-  if (code != CURLE_OK)
-    throw Error(ErrorCode::Transport, "etcd at " + m_base_url + ": " + method + " " +
-                                          path_and_query.substr(0, 200) + ": " +
-                                          curl_easy_strerror(code));
-  curl_easy_getinfo(easy, CURLINFO_RESPONSE_CODE, &result.http_status);
-  parse_etcd_body(response, result);
+  if (end == HttpEnd::TimedOut)
+    throw failure(method + " " + path_and_query.substr(0, 200),
+                  "no answer within " + std::to_string(timeout_ms) + " ms");
+  result.http_status = response.status;
+  if (const std::string* index = response.header("x-etcd-index"))
+    result.etcd_index = parse_index(*index);
+  parse_etcd_body(response.body, result);
   return result;
 }
 
+/// One request; transport failures name the endpoint and the request.
+HttpEnd EtcdClient::send(const HttpRequest& request, long timeout_ms, HttpResponse& response) {
+  try {
+    return m_http.request(request, timeout_ms, response);
+  } catch (const Error& e) {
+    throw failure(std::string(request.method) + " " + std::string(request.target.substr(0, 200)),
+                  e.message());
+  }
+}
+
+Error EtcdClient::failure(const std::string& request, const std::string& why) const {
+  return Error(ErrorCode::Transport, "etcd at " + m_base_url + ": " + request + ": " + why);
+}
+
 std::vector<std::string> EtcdClient::machines() {
-  CURL* easy = m_handles->easy.get();
-  curl_easy_reset(easy);
-  std::string url = m_base_url + "/v2/machines";
-  std::string response;
-  curl_easy_setopt(easy, CURLOPT_URL, url.c_str());
-  curl_easy_setopt(easy, CURLOPT_WRITEFUNCTION, &append_body);
-  curl_easy_setopt(easy, CURLOPT_WRITEDATA, &response);
-  curl_easy_setopt(easy, CURLOPT_CONNECTTIMEOUT_MS, m_options.connect_timeout_ms);
-  curl_easy_setopt(easy, CURLOPT_TIMEOUT_MS, m_options.read_timeout_ms);
-  curl_easy_setopt(easy, CURLOPT_NOSIGNAL, 1L);
-  if (!m_options.cacert.empty()) curl_easy_setopt(easy, CURLOPT_CAINFO, m_options.cacert.c_str());
-  if (!m_options.cert.empty()) curl_easy_setopt(easy, CURLOPT_SSLCERT, m_options.cert.c_str());
-  if (!m_options.key.empty()) curl_easy_setopt(easy, CURLOPT_SSLKEY, m_options.key.c_str());
-  CURLcode code = curl_easy_perform(easy);
-  long status = 0;
-  curl_easy_getinfo(easy, CURLINFO_RESPONSE_CODE, &status);
-  if (code != CURLE_OK)
-    throw Error(ErrorCode::Transport,
-                "etcd at " + m_base_url + ": GET /v2/machines: " + curl_easy_strerror(code));
-  if (status != 200)
-    throw Error(ErrorCode::Transport, "etcd at " + m_base_url + ": GET /v2/machines: HTTP " +
-                                          std::to_string(status) +
+  HttpResponse response;
+  HttpEnd end =
+      send(HttpRequest{"GET", "/v2/machines", {}, {}}, m_options.read_timeout_ms, response);
+  if (end != HttpEnd::Complete)
+    throw failure("GET /v2/machines", end == HttpEnd::Cancelled ? "cancelled" : "timed out");
+  if (response.status != 200)
+    throw failure("GET /v2/machines", "HTTP " + std::to_string(response.status) +
                                           " (is etcd running with --enable-v2?)");
   std::vector<std::string> out;
   size_t start = 0;
-  while (start < response.size()) {
-    size_t comma = response.find(',', start);
+  const std::string& listed = response.body;
+  while (start < listed.size()) {
+    size_t comma = listed.find(',', start);
     std::string part =
-        response.substr(start, comma == std::string::npos ? std::string::npos : comma - start);
+        listed.substr(start, comma == std::string::npos ? std::string::npos : comma - start);
     while (!part.empty() && std::isspace(static_cast<unsigned char>(part.front())))
       part.erase(0, 1);
     while (!part.empty() && std::isspace(static_cast<unsigned char>(part.back()))) part.pop_back();

@@ -1,15 +1,17 @@
 #pragma once
 /// A client for the etcd v2 HTTP API (`/v2/keys`), speaking it as python-etcd does (form-encoded
-/// PUT bodies, query parameters on GET/DELETE, `X-Etcd-Index`), over libcurl with HTTP or HTTPS
-/// and client certificates. One client owns one curl handle and is used by one thread; another
-/// thread may only call cancel().
+/// PUT bodies, query parameters on GET/DELETE, `X-Etcd-Index`), over HTTP or HTTPS with client
+/// certificates (http_client.hpp). One client owns one keep-alive connection and is used by one
+/// thread; another thread may only call cancel().
 
-#include <atomic>
 #include <cstdint>
 #include <memory>
 #include <optional>
 #include <string>
 #include <vector>
+
+#include "ejob/agent/http_client.hpp"
+#include "ejob/util/error.hpp"
 
 namespace ejob::agent {
 
@@ -105,19 +107,19 @@ class EtcdClient {
   /// Makes the request running in another thread (and the next one) end as Cancelled.
   void cancel();
   /// Clears a previous cancel().
-  void reset_cancel() { m_cancelled = false; }
+  void reset_cancel();
 
  private:
-  struct Handles;
   /// Whether running out of time is a watch timeout or a transport failure.
   enum class RequestKind { Plain, Watch };
   EtcdResult perform(const std::string& method, const std::string& path_and_query,
                      const std::string& body, long timeout_ms, RequestKind kind);
+  HttpEnd send(const HttpRequest& request, long timeout_ms, HttpResponse& response);
+  [[nodiscard]] Error failure(const std::string& request, const std::string& why) const;
 
   EtcdClientOptions m_options;
   std::string m_base_url;
-  std::unique_ptr<Handles> m_handles;
-  std::atomic<bool> m_cancelled{false};
+  HttpClient m_http;
 };
 
 /// Percent-encodes for a form body or query (`application/x-www-form-urlencoded`, space as '+').

@@ -159,7 +159,8 @@ TEST_CASE("etcd client: an unreachable etcd is a transport error naming the endp
   } catch (const ejob::Error& e) {
     CHECK(e.code() == ejob::ErrorCode::Transport);
     CHECK(e.message() == "etcd at http://127.0.0.1:" + std::to_string(o.port) +
-                             ": GET /v2/keys/x: Couldn't connect to server");
+                             ": GET /v2/keys/x: cannot connect to 127.0.0.1 port " +
+                             std::to_string(o.port) + ": Connection refused");
   }
 }
 

@@ -225,8 +225,9 @@ def etcd_late(h):
     etcd = h.start_etcd()
     etcd.stop()
     agents = [h.ejob("a%d" % i, rdzv(h, "late_etcd", "2") + h.worker_args()) for i in range(2)]
-    wait_until(lambda: all("waiting for etcd: etcd at http://127.0.0.1:%d: GET /v2/machines: "
-                           "Couldn't connect to server" % etcd.port in a.output() for a in agents),
+    waiting = ("waiting for etcd: etcd at http://127.0.0.1:{0}: GET /v2/machines: "
+               "cannot connect to 127.0.0.1 port {0}: Connection refused").format(etcd.port)
+    wait_until(lambda: all(waiting in a.output() for a in agents),
                10, "both agents to wait for etcd")
     etcd.start()
     for a in agents:

@@ -7,9 +7,14 @@ runtime base, that PyTorch is pinned, that PYTHON_EXEC points into what the stag
 and that /dev/shm is documented. Then it proves the checks can fail: each mutation of the file
 must be refused with the expected message.
 
+Also checks that the file says which base images it supports, and with --init checks the
+Dockerfile that `ejob init` writes (templates/init/Dockerfile) the same way where it applies.
+
 Usage: check_dockerfile.py PATH/TO/worker.Dockerfile
+       check_dockerfile.py --init templates/init/Dockerfile
 """
 import json
+import os
 import re
 import shlex
 import sys
@@ -110,6 +115,30 @@ def check(text):
         problems.append("PYTHON_EXEC must point at the interpreter the final stage installs")
     if "/dev/shm" not in text:
         problems.append("the /dev/shm expectations must be documented")
+    return problems + check_supported_bases(text)
+
+
+def check_supported_bases(text):
+    if not re.search(r"^# Supported base images: \S", text, re.M):
+        return ["the Dockerfile must say which base images it supports ('# Supported base images: ...')"]
+    return []
+
+
+def check_init(text):
+    """The Dockerfile `ejob init` writes: one stage that copies the agent, runs it once, and
+    makes it the entrypoint."""
+    _, stages = parse(text)
+    ins = stages[-1]["ins"] if stages else []
+    problems = check_supported_bases(text)
+    copied = [i for i, (op, rest) in enumerate(ins) if op == "COPY" and rest.split()[-1].endswith("/ejob-agent")]
+    if not copied:
+        return problems + ["the image must COPY ejob-agent in"]
+    if not any(op == "RUN" and re.search(r'ejob-agent"?,?\s*"?--version', rest)
+               for op, rest in ins[copied[0] + 1:]):
+        problems.append("the image must run ejob-agent --version after copying it")
+    entry = [rest for op, rest in ins if op == "ENTRYPOINT"]
+    if entry != ['["%s"]' % ins[copied[0]][1].split()[-1]]:
+        problems.append("the ENTRYPOINT must be the copied ejob-agent")
     return problems
 
 
@@ -128,26 +157,41 @@ MUTATIONS = [
     ('ENTRYPOINT ["/usr/local/bin/ejob-agent"]', "ENTRYPOINT /usr/local/bin/ejob-agent",
      "ENTRYPOINT must use the exec (JSON array) form"),
     ("--target ejob-agent", "--target ejob", "the first stage does not build the ejob-agent target"),
+    ("# Supported base images:", "# Bases:",
+     "the Dockerfile must say which base images it supports ('# Supported base images: ...')"),
+]
+
+INIT_MUTATIONS = [
+    ('RUN ["/usr/local/bin/ejob-agent", "--version"]\n', "",
+     "the image must run ejob-agent --version after copying it"),
+    ("# Supported base images:", "# Bases:",
+     "the Dockerfile must say which base images it supports ('# Supported base images: ...')"),
+    ('ENTRYPOINT ["/usr/local/bin/ejob-agent"]', 'ENTRYPOINT ["python"]',
+     "the ENTRYPOINT must be the copied ejob-agent"),
 ]
 
 
 def main():
-    with open(sys.argv[1]) as f:
+    init = sys.argv[1] == "--init"
+    path = sys.argv[-1]
+    checker, mutations = (check_init, INIT_MUTATIONS) if init else (check, MUTATIONS)
+    with open(path) as f:
         text = f.read()
-    problems = check(text)
+    problems = checker(text)
+    name = os.path.basename(path)
     for p in problems:
-        print("worker.Dockerfile: " + p)
+        print("%s: %s" % (name, p))
     ok = not problems
-    for old, new, expected in MUTATIONS:
+    for old, new, expected in mutations:
         if old not in text:
             print("self-test: %r not found in the Dockerfile" % old)
             ok = False
             continue
-        got = check(text.replace(old, new, 1))
+        got = checker(text.replace(old, new, 1))
         if got != [expected]:
             print("self-test: replacing %r gave %r, expected [%r]" % (old, got, expected))
             ok = False
-    print("worker.Dockerfile: ok" if ok else "worker.Dockerfile: FAILED")
+    print("%s: %s" % (name, "ok" if ok else "FAILED"))
     return 0 if ok else 1
 
 
