@@ -1,5 +1,7 @@
 #include "ejob/job/job_request.hpp"
 
+#include <fmt/format.h>
+
 #include <map>
 #include <memory>
 #include <nlohmann/json.hpp>
@@ -7,6 +9,7 @@
 #include "ejob/job/job_flags.hpp"
 #include "ejob/job/job_schema.hpp"
 #include "ejob/job/job_values.hpp"
+#include "ejob/job/value_locator.hpp"
 #include "ejob/render/chart_metadata.hpp"
 #include "ejob/render/json.hpp"
 #include "ejob/util/error.hpp"
@@ -40,22 +43,70 @@ render::ChartPtr load_job_chart(const JobRequest& request, const DefaultChart& d
   return render::load_chart(request.chart_dir);
 }
 
+/// Go's words for a YAML syntax error, without what the location already says:
+/// `error converting YAML to JSON: yaml: line 4: did not find expected key` → `did not find
+/// expected key` (go-yaml counts some lines from 0, so its number would contradict ours).
+std::string yaml_problem(const std::string& message) {
+  std::string_view text = message;
+  if (std::size_t yaml = text.rfind(" yaml: "); yaml != std::string_view::npos)
+    text.remove_prefix(yaml + 7);
+  if (text.rfind("line ", 0) == 0)
+    if (std::size_t colon = text.find(": "); colon != std::string_view::npos)
+      text.remove_prefix(colon + 2);
+  return std::string(text);
+}
+
+/// One job-mode file's values; a syntax error is said once, at its line and column.
+render::Map file_values(const std::string& file, const render::ReadFile& read) {
+  render::ValueSources one;
+  one.files = {file};
+  try {
+    return render::merge_user_values(one, read);
+  } catch (const Error& e) {
+    if (e.where().line == 0) throw;
+    throw Error(e.code(), "not valid YAML: " + yaml_problem(e.message()), e.where());
+  }
+}
+
 /// Every -f file (the job file first) and the --set* flags, each checked on its own against
-/// the chart's schema so an unknown key is reported with the source that has it.
+/// the chart's schema so that a mistake is reported where it was written.
 void check_sources(const render::ValueSources& sources, const render::Chart& chart,
-                   const render::ReadFile& read, const std::optional<std::string>& job_file) {
+                   const ValueLocator& locator, const render::ReadFile& read,
+                   const std::optional<std::string>& job_file) {
   if (chart.schema.empty()) return;
   nlohmann::json schema = nlohmann::json::parse(chart.schema, nullptr, false);
   if (schema.is_discarded()) return;  // the render step reports a broken schema
   for (const std::string& file : sources.files) {
-    render::ValueSources one;
-    one.files = {file};
     std::string origin = job_file && *job_file == file ? file : "-f " + file;
-    check_job_values(render::merge_user_values(one, read), schema, origin);
+    check_job_values(
+        file_values(file, read), schema, origin,
+        [&](const ValuePath& path, Part part) { return locator.in_file(file, path, part); });
   }
   render::ValueSources sets = sources;
   sets.files.clear();
-  check_job_values(render::merge_user_values(sets, read), schema, "--set");
+  check_job_values(render::merge_user_values(sets, read), schema, "--set",
+                   [&](const ValuePath& path, Part part) { return locator.in_flags(path, part); });
+}
+
+/// workers.max below workers.min, whichever source set each (the chart's own template would
+/// fail later, pointing into the chart): said at the one the user wrote last.
+void check_worker_range(const Map& values, const Map& defaults, const ValueLocator& locator) {
+  auto count = [&](std::string_view key) {
+    Value v = get_path(values, {"workers", key});
+    if (v.is_nil()) v = get_path(defaults, {"workers", key});
+    return v.is_int() ? std::optional<int64_t>(v.as_int())
+           : v.is_float() && v.as_float() == static_cast<double>(static_cast<int64_t>(v.as_float()))
+               ? std::optional<int64_t>(static_cast<int64_t>(v.as_float()))
+               : std::nullopt;
+  };
+  std::optional<int64_t> min = count("min"), max = count("max");
+  if (!min || !max || *max >= *min) return;
+  Location where = locator.in_effect({{"workers", {}}, {"max", {}}}, Part::Value);
+  if (where.empty()) where = locator.in_effect({{"workers", {}}, {"min", {}}}, Part::Value);
+  throw Error(
+      ErrorCode::Input,
+      fmt::format("workers.max: {} is below workers.min ({}); give 1 <= min <= max", *max, *min),
+      std::move(where));
 }
 
 /// The model name a job is named after when --name is absent: the script's base name
@@ -110,12 +161,14 @@ Job resolve_job(const JobRequest& request, const render::ReadFile& read_uncached
   job.chart = load_job_chart(request, default_chart);
   render::ValueSources sources = request.sources;
   if (request.job_file) sources.files.insert(sources.files.begin(), *request.job_file);
-  if (job_mode) check_sources(sources, *job.chart, read, request.job_file);
+  ValueLocator locator(sources, read);
+  if (job_mode) check_sources(sources, *job.chart, locator, read, request.job_file);
   job.values = render::merge_user_values(sources, read);
   apply_job_flags(request.flags, job.values);
   if (job_mode) {
-    expand_spot(job.values);
+    expand_spot(job.values, &locator);
     check_required(job.values, job.chart->values.as_map(), request.job_file);
+    check_worker_range(job.values, job.chart->values.as_map(), locator);
   }
   std::string model = !request.name.empty() ? request.name
                       : job_mode            ? default_model_name(job.values)

@@ -19,12 +19,24 @@ using render::Value;
 
 /// Where in the values a check is, and which source they came from.
 struct At {
-  std::string path;
+  ValuePath path;
   std::string_view origin;
+  const LocateValue& locate;
+
+  [[nodiscard]] At step(PathStep next) const {
+    ValuePath longer = path;
+    longer.push_back(std::move(next));
+    return {std::move(longer), origin, locate};
+  }
 };
 
-std::string join_path(const std::string& prefix, const std::string& key) {
-  return prefix.empty() ? key : prefix + "." + key;
+/// The error for `message` about `at`: at the source line when it can be found, else after
+/// the source's name.
+[[noreturn]] void fail_at(const At& at, Part part, const std::string& message) {
+  Location where = at.locate ? at.locate(at.path, part) : Location{};
+  if (where.empty() || (where.line == 0 && where.source_line.empty()))
+    throw Error(ErrorCode::Input, fmt::format("{}: {}", at.origin, message));
+  throw Error(ErrorCode::Input, message, std::move(where));
 }
 
 [[noreturn]] void unknown_key(const json& props, const At& at, const std::string& key) {
@@ -35,10 +47,10 @@ std::string join_path(const std::string& prefix, const std::string& key) {
     names.push_back(name);
   }
   const std::string best = nearest_spelling(key, names);
-  std::string hint =
-      best.empty() ? "allowed: " + allowed : "did you mean " + join_path(at.path, best) + "?";
-  throw Error(ErrorCode::Input,
-              fmt::format("{}: unknown key {} ({})", at.origin, join_path(at.path, key), hint));
+  std::string hint = best.empty() ? "allowed: " + allowed
+                                  : "did you mean " + path_text(at.step({best, {}}).path) + "?";
+  At key_at = at.step({key, {}});
+  fail_at(key_at, Part::Key, fmt::format("unknown key {} ({})", path_text(key_at.path), hint));
 }
 
 bool has_type(const Value& v, std::string_view type) {
@@ -143,7 +155,7 @@ void check_map(const Value& value, const json& schema, const At& at) {
   const json* extra =
       schema.contains("additionalProperties") ? &schema["additionalProperties"] : nullptr;
   for (const auto& [key, sub] : value.as_map()) {
-    At inner{join_path(at.path, key), at.origin};
+    At inner = at.step({key, {}});
     if (props.contains(key)) {
       check_value(sub, props[key], inner);
     } else if (extra != nullptr && extra->is_object()) {
@@ -158,22 +170,24 @@ void check_value(const Value& value, const json& schema, const At& at) {
   // A null deletes a chart default (Helm's coalescing): nothing to check.
   if (value.is_nil()) return;
   if (!scalar_ok(value, schema)) {
-    throw Error(ErrorCode::Input, fmt::format("{}: {}: {} is not {}", at.origin, at.path,
-                                              render::json::marshal(value), form_of(schema)));
+    fail_at(at, Part::Value,
+            fmt::format("{}: {} is not {}", path_text(at.path), render::json::marshal(value),
+                        form_of(schema)));
   }
   if (value.is_map()) check_map(value, schema, at);
   if (value.is_list() && schema.contains("items") && schema["items"].is_object()) {
     std::size_t i = 0;
     for (const Value& item : value.as_list()) {
-      check_value(item, schema["items"], {fmt::format("{}[{}]", at.path, i++), at.origin});
+      check_value(item, schema["items"], at.step({{}, i++}));
     }
   }
 }
 
 }  // namespace
 
-void check_job_values(const render::Map& layer, const json& schema, std::string_view origin) {
-  check_map(Value::map(layer), schema, {"", origin});
+void check_job_values(const render::Map& layer, const json& schema, std::string_view origin,
+                      const LocateValue& locate) {
+  check_map(Value::map(layer), schema, {{}, origin, locate});
 }
 
 }  // namespace ejob::job

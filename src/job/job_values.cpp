@@ -69,14 +69,20 @@ int64_t as_count(const Value& v, int64_t fallback) {
 
 }  // namespace
 
-void expand_spot(Map& values) {
+void expand_spot(Map& values, const ValueLocator* locator) {
+  auto where = [locator](std::string_view key) {
+    return locator != nullptr
+               ? locator->in_effect({{"spot", {}}, {std::string(key), {}}}, Part::Value)
+               : Location{};
+  };
   Value provider = get_path(values, {"spot", "provider"});
   if (!provider.is_string() || provider.as_string().empty()) return;
   auto parsed = spot::parse_provider(provider.as_string());
   if (!parsed) {
     throw Error(ErrorCode::Input,
                 fmt::format("spot.provider: \"{}\" is not a spot provider (use {})",
-                            provider.as_string(), spot::provider_choices()));
+                            provider.as_string(), spot::provider_choices()),
+                where("provider"));
   }
   Value mode_value = get_path(values, {"spot", "mode"});
   std::string mode_word = mode_value.is_string() ? mode_value.as_string() : "required";
@@ -84,7 +90,8 @@ void expand_spot(Map& values) {
   if (!mode) {
     throw Error(
         ErrorCode::Input,
-        fmt::format("spot.mode: \"{}\" is not a spot mode (use required or preferred)", mode_word));
+        fmt::format("spot.mode: \"{}\" is not a spot mode (use required or preferred)", mode_word),
+        where("mode"));
   }
   spot::Placement placement = spot::placement(*parsed, *mode);
   if (get_path(values, {"spot", "nodeSelectorTerms"}).is_nil()) {

@@ -8,14 +8,16 @@
 #include <string>
 #include <string_view>
 
+#include "ejob/job/value_locator.hpp"
 #include "ejob/render/value.hpp"
 
 namespace ejob::job {
 
 /// When `spot.provider` names a preset and the user gave no `spot.nodeSelectorTerms` /
 /// `spot.tolerations`, fills them from src/spot's presets for `spot.mode` (default required).
-/// Throws ejob::Error(Input) naming the key when the provider or mode is unknown.
-void expand_spot(render::Map& values);
+/// Throws ejob::Error(Input) naming the key when the provider or mode is unknown, at the place
+/// `locator` finds for it.
+void expand_spot(render::Map& values, const ValueLocator* locator = nullptr);
 
 /// What a job name is made from: --name (or the script's base name when empty) and whether it
 /// is used exactly.

@@ -1,0 +1,48 @@
+#pragma once
+/// Where the user wrote a value: the job file's or an -f file's line and column (with the
+/// source line, for the caret display), or the --set expression and the column in it. The
+/// values themselves are read by the render layer, which keeps no positions; this reads the
+/// same text again, only when an error is to be reported.
+
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "ejob/render/coalesce.hpp"
+#include "ejob/util/error.hpp"
+
+namespace ejob::job {
+
+/// One step of a key path: a map key, or a list index.
+struct PathStep {
+  std::string key;
+  std::optional<std::size_t> index;
+};
+using ValuePath = std::vector<PathStep>;
+
+/// `workers.max`, `scriptArgs[2]`.
+std::string path_text(const ValuePath& path);
+
+/// Point at the key itself or at its value.
+enum class Part { Key, Value };
+
+/// The locations of the keys of one job's values sources.
+class ValueLocator {
+ public:
+  ValueLocator(render::ValueSources sources, render::ReadFile read);
+
+  /// Where `path` is written in the YAML file `file` (one of the sources' files).
+  [[nodiscard]] Location in_file(const std::string& file, const ValuePath& path, Part part) const;
+  /// Where `path` (or the map or list holding it) is given by a --set* flag; the last one wins.
+  [[nodiscard]] Location in_flags(const ValuePath& path, Part part) const;
+  /// Where the value in effect for `path` was written: the flags, else the last file with it.
+  /// Empty when no source gives it (a chart default).
+  [[nodiscard]] Location in_effect(const ValuePath& path, Part part) const;
+
+ private:
+  render::ValueSources m_sources;
+  render::ReadFile m_read;
+};
+
+}  // namespace ejob::job
