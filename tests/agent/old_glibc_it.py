@@ -1,11 +1,12 @@
 """ejob-agent in an image that is not this machine: the built agent, alone, copied into a Debian
 11 minbase root (glibc 2.31, no libcurl, OpenSSL 1.1 instead of 3; scripts/peers.sh makes it
-with debootstrap) and run there as a container would run it (chroot, its own /proc and /dev,
-the network shared). Each scenario is a real rendezvous of two agents whose workers are the
-root's /bin/sh: etcd (this machine's etcd on loopback), the same over HTTPS with client
+with debootstrap) and run there with chroot: the root's files only, the network shared. No
+/proc or /dev is mounted there (the agent needs neither; and inside the fresh-machine chroot
+a private mount namespace cannot be made, its / not being a mount point). Each scenario is a
+real rendezvous of two agents whose workers are the root's /bin/sh: etcd (this machine's etcd on loopback), the same over HTTPS with client
 certificates, and c10d (the TCPStore hosted by one of the agents).
 
-Usage: old_glibc_it.py AGENT_BINARY DEBIAN11_ROOT SCENARIO...   (needs root: chroot, mount)
+Usage: old_glibc_it.py AGENT_BINARY DEBIAN11_ROOT SCENARIO...   (needs root: chroot)
 """
 import os
 import shutil
@@ -36,11 +37,7 @@ class OldRoot:
         return self.dir + "/" + os.path.basename(path)
 
     def argv(self, agent_args):
-        """A private mount namespace (the mounts go with the process), then chroot."""
-        script = ('mount -t proc proc "$1/proc" && mount --rbind /dev "$1/dev" && '
-                  'root=$1 && shift && exec chroot "$root" "$@"')
-        return (["unshare", "--mount", "--propagation", "private", "sh", "-c", script, "sh",
-                 self.root, self.dir + "/ejob-agent"] + agent_args +
+        return (["chroot", self.root, self.dir + "/ejob-agent"] + agent_args +
                 ["--nproc_per_node=1", "--no_python", "/bin/sh", self.dir + "/worker.sh", self.dir])
 
     def ranks(self):
@@ -106,7 +103,7 @@ def check_root(root):
     """The root is what it claims: Debian 11's glibc 2.31, and none of the libraries ejob-agent
     would need if it were linked the ordinary way."""
     if os.geteuid() != 0:
-        raise Failure("this test needs root (chroot, mount): run the test command as root")
+        raise Failure("this test needs root (chroot): run the test command as root")
     if not os.path.isfile(os.path.join(root, ".ready")):
         raise Failure("no Debian 11 root at %s: run scripts/peers.sh" % root)
     version = subprocess.run(["chroot", root, "/lib/x86_64-linux-gnu/libc.so.6"],
