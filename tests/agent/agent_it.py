@@ -356,30 +356,66 @@ def c10d_interop_torchrun_hosts(h):
     _c10d_interop(h, False)
 
 
-def c10d_node_lost(h):
-    """c10d, --nnodes=2:3: an ejob-agent hosts, a torchrun agent and a second ejob-agent join;
+def node_lost(h, backend, run_id, conf, joiner_conf):
+    """--nnodes=2:3: an ejob-agent, a torchrun agent and a second ejob-agent form a world of 3;
     the second ejob-agent is SIGKILLed with its worker mid-training. The survivors' workers
-    fail, their agents re-rendezvous, the dead node's heartbeat expires (15 s) and the two
-    left form a world of 2 and finish."""
-    port = free_port()
-    common = ["--local_addr=127.0.0.1", "--rdzv_backend=c10d", "--rdzv_endpoint=127.0.0.1:%d" % port,
-              "--rdzv_id=c10dloss", "--nnodes=2:3", "--max_restarts=3"]
+    fail, their agents re-rendezvous, the dead node's heartbeat expires (15 s) and the two left
+    form a world of 2 and finish."""
+    common = ["--local_addr=127.0.0.1"] + backend + ["--rdzv_id=" + run_id, "--nnodes=2:3",
+                                                      "--max_restarts=3"]
     worker = [os.path.join(HERE, "gloo_elastic.py"), "--out", h.out, "--final-world", "2"]
-    conf = "--rdzv_conf=last_call_timeout=2"
-    host = h.ejob("ejob0", common + [conf] + worker)
+    first = h.ejob("ejob0", common + [conf] + worker)
     time.sleep(0.5)
-    survivor = h.torchrun("torchrun1", common + [conf + ",is_host=0"] + worker)
-    victim = h.ejob("ejob2", common + [conf + ",is_host=0"] + worker)
+    survivor = h.torchrun("torchrun1", common + [joiner_conf] + worker)
+    victim = h.ejob("ejob2", common + [joiner_conf] + worker)
     wait_until(lambda: len([r for r in h.records() if r["world"] == 3]) == 3, 90, "a world of 3")
     victim.kill_all()
     lost_at = time.time()
-    for a in (host, survivor):
+    for a in (first, survivor):
         expect_exit(a, 0, timeout=150)
     finals = [r for r in h.records() if r["world"] == 2]
     check(sorted(r["rank"] for r in finals) == [0, 1], "world of 2 %s" % finals)
     check(all(r["ok"] and r["sum"] == 3.0 for r in finals), "all-reduce %s" % finals)
     check({r["agent"] for r in finals} == {"ejob0", "torchrun1"}, "survivors %s" % finals)
     print("node lost -> survivors done in %.1f s" % (time.time() - lost_at))
+
+
+def c10d_node_lost(h):
+    """node_lost over c10d: the first ejob-agent hosts the TCPStore."""
+    conf = "--rdzv_conf=last_call_timeout=2"
+    node_lost(h, ["--rdzv_backend=c10d", "--rdzv_endpoint=127.0.0.1:%d" % free_port()],
+              "c10dloss", conf, conf + ",is_host=0")
+
+
+def etcd_v2_node_lost(h):
+    """node_lost over etcd-v2 (the state in etcd, no store host)."""
+    h.start_etcd()
+    conf = "--rdzv_conf=last_call_timeout=2"
+    node_lost(h, ["--rdzv_backend=etcd-v2", "--rdzv_endpoint=" + h.etcd.endpoint], "v2loss",
+              conf, conf)
+
+
+def c10d_late_joiner(h):
+    """c10d, --nnodes=2:3: an ejob-agent hosts and a torchrun agent joins; their workers train
+    in a world of 2. A third agent (ejob) joins late: the two see a node waiting, stop their
+    workers and re-rendezvous, and the world of 3 all-reduces and finishes."""
+    common = ["--local_addr=127.0.0.1", "--rdzv_backend=c10d",
+              "--rdzv_endpoint=127.0.0.1:%d" % free_port(), "--rdzv_id=c10dlate", "--nnodes=2:3",
+              "--max_restarts=3", "--monitor_interval=1"]
+    worker = [os.path.join(HERE, "gloo_elastic.py"), "--out", h.out, "--final-world", "3"]
+    conf = "--rdzv_conf=last_call_timeout=2"
+    h.ejob("ejob0", common + [conf] + worker)
+    time.sleep(0.5)
+    h.torchrun("torchrun1", common + [conf + ",is_host=0"] + worker)
+    wait_until(lambda: len([r for r in h.records() if r["world"] == 2]) == 2, 90, "a world of 2")
+    joined_at = time.time()
+    h.ejob("ejob2", common + [conf + ",is_host=0"] + worker)
+    for a in h.agents:
+        expect_exit(a, 0, timeout=150)
+    finals = [r for r in h.records() if r["world"] == 3]
+    check(sorted(r["rank"] for r in finals) == [0, 1, 2], "world of 3 %s" % finals)
+    check(all(r["ok"] and r["sum"] == 6.0 for r in finals), "all-reduce %s" % finals)
+    print("late joiner -> world of 3 done in %.1f s" % (time.time() - joined_at))
 
 
 def c10d_restart(h):
@@ -449,7 +485,7 @@ SCENARIOS = {f.__name__: f for f in [
     https_client_certs, etcd_late, cli_errors,
     standalone, interop_ejob_first, interop_torchrun_first, interop_restart,
     c10d_interop_ejob_hosts, c10d_interop_torchrun_hosts, c10d_node_lost, etcd_v2_interop,
-    c10d_restart, c10d_malformed_state]}
+    c10d_restart, c10d_malformed_state, etcd_v2_node_lost, c10d_late_joiner]}
 
 if __name__ == "__main__":
     sys.exit(run_scenarios(SCENARIOS, sys.argv))

@@ -1,7 +1,7 @@
 """A torch worker for elastic scenarios: gloo process group, all_reduce of (rank + 1), one
-JSON record per round in --out. While the world is larger than --final-world it keeps
-all-reducing (a job in training) until a peer dies and the collective fails (exit 1); in a
-world of --final-world it records and exits 0."""
+JSON record per round in --out. While the world is not --final-world it keeps all-reducing (a
+job in training) until a peer dies and the collective fails (exit 1) or its agent stops it for
+a new round (a node joined); in a world of --final-world it records and exits 0."""
 import argparse
 import json
 import os
@@ -27,9 +27,9 @@ def main():
     with open(os.path.join(a.out, "w%d_r%d.json" % (world, rank)), "w") as f:
         json.dump(rec, f)
     print(json.dumps(rec), flush=True)
-    if world > a.final_world:
+    if world != a.final_world:
         deadline = time.time() + 150
-        while time.time() < deadline:  # training until a peer is lost
+        while time.time() < deadline:  # training until a peer is lost or joins
             dist.all_reduce(torch.tensor([1.0]))
             time.sleep(0.2)
         sys.exit(2)
