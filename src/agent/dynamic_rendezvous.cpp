@@ -67,7 +67,14 @@ void DynamicRendezvous::adopt(const std::optional<StateBackend::Stored>& stored)
 /// change the local state and write it at the next sync.
 void DynamicRendezvous::run_op(Decide decide, Clock::time_point deadline, const char* name) {
   while (true) {
-    sync();
+    try {
+      sync();
+    } catch (const Error& e) {
+      // A store that answers garbage or went away: say which step of which round met it.
+      if (e.code() != ErrorCode::Transport) throw;
+      throw Error(e.code(), e.message() + " (rendezvous " + name + ", round " +
+                                std::to_string(m_state.round) + ")");
+    }
     Clock::time_point now = Clock::now();
     RdzvContext ctx{m_me,      m_state,        m_limits,
                     utc_now(), now > deadline, now <= deadline + k_rollback};

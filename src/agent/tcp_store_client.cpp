@@ -66,6 +66,10 @@ void TcpStoreClient::fail(const std::string& what, const std::string& why) {
 
 /// As torch: refused or reset connections are retried every second until the timeout.
 void TcpStoreClient::connect() {
+  if (m_lost)
+    throw Error(ErrorCode::Transport, "TCPStore " + endpoint() +
+                                          ": the store closed the connection earlier (has the "
+                                          "agent hosting it ended?)");
   auto deadline = Clock::now() + m_timeout;
   while (true) {
     m_fd = try_connect(m_host, m_port);
@@ -94,7 +98,10 @@ void TcpStoreClient::send(const std::string& bytes, const std::string& what) {
   while (done < bytes.size()) {
     ssize_t n = ::send(m_fd, bytes.data() + done, bytes.size() - done, MSG_NOSIGNAL);
     if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) fail(what, std::strerror(errno));
+    if (n <= 0) {
+      m_lost = errno == EPIPE || errno == ECONNRESET;
+      fail(what, std::strerror(errno));
+    }
     done += static_cast<std::size_t>(n);
   }
 }
@@ -116,7 +123,10 @@ std::string TcpStoreClient::receive(std::size_t n, const std::string& what) {
     char buf[65536];
     ssize_t got = ::recv(m_fd, buf, std::min(sizeof buf, n - out.size()), 0);
     if (got < 0 && errno == EINTR) continue;
-    if (got <= 0) fail(what, got == 0 ? "the server closed the connection" : std::strerror(errno));
+    if (got <= 0) {
+      m_lost = got == 0 || errno == ECONNRESET;
+      fail(what, got == 0 ? "the server closed the connection" : std::strerror(errno));
+    }
     out.append(buf, static_cast<std::size_t>(got));
   }
   return out;

@@ -64,6 +64,9 @@ class TcpStoreClient {
   int m_port;
   std::chrono::milliseconds m_timeout;
   int m_fd = -1;
+  /// The server closed or reset the connection: as torch's client, this one is then done (the
+  /// store's host has most likely ended; reconnecting would wait out a timeout for nothing).
+  bool m_lost = false;
 };
 
 }  // namespace ejob::agent

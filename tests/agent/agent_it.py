@@ -418,6 +418,31 @@ def c10d_late_joiner(h):
     print("late joiner -> world of 3 done in %.1f s" % (time.time() - joined_at))
 
 
+def c10d_store_host_lost(h):
+    """c10d, --nnodes=4: the ejob-agent hosting the store is SIGKILLed while a torchrun agent
+    and another ejob-agent wait for a fourth node. Both clients fail at once as torch's does
+    (the store is gone; no reconnecting for a timeout), with the same exit status, and the
+    ejob-agent names the store, the key and the round."""
+    port = free_port()
+    common = ["--local_addr=127.0.0.1", "--rdzv_backend=c10d", "--rdzv_endpoint=127.0.0.1:%d" % port,
+              "--rdzv_id=c10dgone", "--nnodes=4"] + h.worker_args()
+    host = h.ejob("ejob0", common[:5] + ["--rdzv_conf=is_host=1"] + common[5:])
+    time.sleep(0.5)
+    torch_client = h.torchrun("torchrun1", common[:5] + ["--rdzv_conf=is_host=0"] + common[5:])
+    ejob_client = h.ejob("ejob2", common[:5] + ["--rdzv_conf=is_host=0"] + common[5:])
+    wait_until(lambda: "log directory" in ejob_client.output(), 30, "the ejob client to start")
+    time.sleep(4)  # torchrun's agent starts in ~2 s: then both clients wait in round 0
+    host.kill_all()
+    lost_at = time.time()
+    torch_rc = torch_client.wait(60)
+    ejob_rc = ejob_client.wait(60)
+    check(torch_rc != 0 and ejob_rc == torch_rc, "exit statuses: torchrun %s, ejob %s" % (torch_rc, ejob_rc))
+    out = ejob_client.output()
+    check("ejob-agent: error: TCPStore 127.0.0.1:%d: " % port in out and
+          "(rendezvous join, round 0)" in out and "torch.rendezvous.c10dgone" in out, out[-600:])
+    print("store lost -> clients ended in %.1f s" % (time.time() - lost_at))
+
+
 def c10d_restart(h):
     """c10d: a worker crashes in a mixed group (an ejob-agent hosting + a torchrun agent): the
     failing agent leaves for the wait list, the other sees a waiting node and re-joins, and
@@ -485,7 +510,8 @@ SCENARIOS = {f.__name__: f for f in [
     https_client_certs, etcd_late, cli_errors,
     standalone, interop_ejob_first, interop_torchrun_first, interop_restart,
     c10d_interop_ejob_hosts, c10d_interop_torchrun_hosts, c10d_node_lost, etcd_v2_interop,
-    c10d_restart, c10d_malformed_state, etcd_v2_node_lost, c10d_late_joiner]}
+    c10d_restart, c10d_malformed_state, etcd_v2_node_lost, c10d_late_joiner,
+    c10d_store_host_lost]}
 
 if __name__ == "__main__":
     sys.exit(run_scenarios(SCENARIOS, sys.argv))
