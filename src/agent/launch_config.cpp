@@ -145,14 +145,17 @@ LaunchConfig make_launch_config(const LaunchOptions& o, const Environment& env,
   if (o.max_restarts < 0)
     usage("--max_restarts=" + std::to_string(o.max_restarts) + ": must be >= 0");
   c.nproc_per_node = resolve_nproc(o.nproc_per_node, host);
-  c.standalone = o.standalone;
+  std::string rdzv_endpoint = o.rdzv_endpoint;
   if (o.standalone) {
     if (c.min_nodes > 1)
       usage("--standalone runs a single node, but --nnodes=" + o.nnodes + " needs at least " +
             std::to_string(c.min_nodes));
+    // As torchrun: a c10d rendezvous on this machine under a fresh id (a second standalone
+    // job here finds the port taken and joins that store as a client, under its own id).
     c.min_nodes = c.max_nodes = 1;
-    c.backend = Backend::Static;
+    c.backend = Backend::C10d;
     c.run_id = random_id();
+    rdzv_endpoint = "localhost:29400";
   } else {
     c.backend = resolve_backend(o.rdzv_backend);
     c.run_id = o.rdzv_id;
@@ -164,10 +167,10 @@ LaunchConfig make_launch_config(const LaunchOptions& o, const Environment& env,
   } else if (c.backend == Backend::C10d || c.backend == Backend::EtcdV2) {
     c.dynamic = dynamic_settings(conf);
     bool v2 = c.backend == Backend::EtcdV2;
-    c.endpoint = parse_endpoint(o.rdzv_endpoint, v2 ? 2379 : 29400);
+    c.endpoint = parse_endpoint(rdzv_endpoint, v2 ? 2379 : 29400);
     if (v2) c.etcd = etcd_v2_settings(conf);
     if (c.run_id.empty()) usage("The run id must be a non-empty string.");
-  } else if (!o.standalone) {
+  } else {
     if (c.min_nodes != c.max_nodes)
       usage("--rdzv_backend=static needs a fixed --nnodes, not " + o.nnodes);
     if (o.node_rank < 0 || o.node_rank >= c.max_nodes)
@@ -184,7 +187,7 @@ LaunchConfig make_launch_config(const LaunchOptions& o, const Environment& env,
   c.master_addr = o.master_addr;
   c.master_port = o.master_port;
   c.local_addr = o.local_addr;
-  if (c.backend == Backend::Static && !o.standalone && !o.rdzv_endpoint.empty()) {
+  if (c.backend == Backend::Static && !o.rdzv_endpoint.empty()) {
     Endpoint e = parse_endpoint(o.rdzv_endpoint, o.master_port);
     c.master_addr = e.host;
     c.master_port = e.port;

@@ -36,7 +36,6 @@ struct LaunchConfig {
   int max_nodes = 1;
   int nproc_per_node = 1;
   Backend backend = Backend::Static;
-  bool standalone = false;
   Endpoint endpoint;
   EtcdSettings etcd;
   DynamicSettings dynamic;  ///< c10d

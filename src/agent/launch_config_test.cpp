@@ -102,9 +102,11 @@ TEST_CASE("launch config: backends, standalone and static") {
   CHECK(config_error({"--rdzv_backend=zk", "t.py"}) ==
         "--rdzv_backend=zk: unknown rendezvous backend (supported: c10d, etcd, etcd-v2, "
         "static)");
-  LaunchConfig s = config({"--standalone", "--rdzv_backend=c10d", "t.py"});
-  CHECK(s.backend == Backend::Static);
-  CHECK(s.standalone);
+  // As torchrun: c10d on localhost:29400 under a random id, whatever else was given.
+  LaunchConfig s = config({"--standalone", "--rdzv_backend=etcd", "--rdzv_endpoint=e:1", "t.py"});
+  CHECK(s.backend == Backend::C10d);
+  CHECK((s.endpoint.host == "localhost" && s.endpoint.port == 29400));
+  CHECK((s.min_nodes == 1 && s.max_nodes == 1));
   CHECK(s.run_id.size() == 36);
   CHECK(config_error({"--standalone", "--nnodes=2", "t.py"}) ==
         "--standalone runs a single node, but --nnodes=2 needs at least 2");

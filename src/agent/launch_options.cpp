@@ -271,7 +271,7 @@ the environment fallback PET_<FLAG> (PET_NNODES=2); the command line wins.
   --rdzv_endpoint HOST[:PORT]       etcd endpoint (default port 2379)
   --rdzv_id ID              job id shared by all nodes (default none)
   --rdzv_conf K=V,...       timeout, last_call_timeout, etcd_prefix, protocol, cacert, cert, key
-  --standalone              single node, no etcd: local rendezvous on a free port
+  --standalone              single node, no etcd: c10d on localhost:29400, a random run id
   --max_restarts N          worker group restarts before failing (default 0)
   --monitor_interval S      accepted for compatibility; worker exits are seen at once
   --start_method M          accepted for compatibility (spawn, fork, forkserver)

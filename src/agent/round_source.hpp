@@ -1,6 +1,6 @@
 #pragma once
 /// Where an agent's rounds come from: the etcd rendezvous (EtcdRoundSource) or fixed ranks
-/// (StaticRoundSource, for --rdzv_backend=static and --standalone). A round is complete when
+/// (StaticRoundSource, for --rdzv_backend=static). A round is complete when
 /// the agent knows its group rank, its workers' ranks and MASTER_ADDR/MASTER_PORT.
 
 #include <memory>

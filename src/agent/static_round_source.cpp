@@ -1,7 +1,5 @@
 #include "ejob/agent/static_round_source.hpp"
 
-#include "ejob/agent/host_identity.hpp"
-
 namespace ejob::agent {
 
 StaticRoundSource::StaticRoundSource(const LaunchConfig& config) : m_config(config) {}
@@ -15,13 +13,8 @@ Round StaticRoundSource::next_round() {
   for (int i = 0; i < m_config.max_nodes; ++i)
     infos.push_back({m_config.role, i, m_config.nproc_per_node});
   r.ranks = assign_ranks(infos, r.group_rank);
-  if (m_config.standalone) {
-    r.master_addr = "127.0.0.1";
-    r.master_port = free_local_port();
-  } else {
-    r.master_addr = m_config.master_addr;
-    r.master_port = m_config.master_port;
-  }
+  r.master_addr = m_config.master_addr;
+  r.master_port = m_config.master_port;
   return r;
 }
 

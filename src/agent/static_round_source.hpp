@@ -1,7 +1,6 @@
 #pragma once
 /// Rounds without etcd: --rdzv_backend=static (this node is --node_rank of --nnodes, master
-/// from --master_addr/--master_port, every node runs the same --nproc_per_node) and
-/// --standalone (one node, MASTER_ADDR 127.0.0.1 and a free port per round). Workers host
+/// from --master_addr/--master_port, every node runs the same --nproc_per_node). Workers host
 /// their own TCPStore (TORCHELASTIC_USE_AGENT_STORE=False), so no agent store is needed.
 
 #include "ejob/agent/launch_config.hpp"

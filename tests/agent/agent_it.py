@@ -266,6 +266,27 @@ def standalone(h):
         check(f.read() == "worker rank 1 ready\n", "stdout.log")
 
 
+def standalone_twice(h):
+    """Two --standalone jobs at once on one machine, as torchrun runs them: the first hosts the
+    c10d store on localhost:29400 (unless another program has it), the second finds the port
+    taken and joins as a client under its own run id; each is a world of 1 of its own."""
+    outs = [os.path.join(h.out, "s%d" % i) for i in range(2)]
+    agents = []
+    for i, out in enumerate(outs):
+        os.makedirs(out)
+        agents.append(h.ejob("s%d" % i, ["--standalone", "--nproc_per_node=1",
+                                         os.path.join(HERE, "gloo_allreduce.py"), "--out", out,
+                                         "--expect-world", "1"]))
+    for a in agents:
+        expect_exit(a, 0, timeout=120)
+    recs = []
+    for out in outs:
+        with open(os.path.join(out, "r0.json")) as f:
+            recs.append(json.load(f))
+    check([(r["agent"], r["world"], r["ok"]) for r in recs] == [("s0", 1, True), ("s1", 1, True)],
+          "records %s" % recs)
+
+
 def _interop(h, ejob_first):
     h.start_etcd()
     args = ["--local_addr=127.0.0.1"] + rdzv(h, "mix", "4", "--rdzv_conf=last_call_timeout=2") + \
@@ -511,7 +532,7 @@ SCENARIOS = {f.__name__: f for f in [
     standalone, interop_ejob_first, interop_torchrun_first, interop_restart,
     c10d_interop_ejob_hosts, c10d_interop_torchrun_hosts, c10d_node_lost, etcd_v2_interop,
     c10d_restart, c10d_malformed_state, etcd_v2_node_lost, c10d_late_joiner,
-    c10d_store_host_lost]}
+    c10d_store_host_lost, standalone_twice]}
 
 if __name__ == "__main__":
     sys.exit(run_scenarios(SCENARIOS, sys.argv))
