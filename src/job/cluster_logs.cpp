@@ -124,6 +124,7 @@ class Follower {
         m_job(name_of(job)),
         m_ns(job["metadata"].value("namespace", "")),
         m_uid(job["metadata"].value("uid", "")),
+        m_job_version(job["metadata"].value("resourceVersion", "")),
         m_plan(plan),
         m_container(plan.container),
         m_out(out),
@@ -279,6 +280,10 @@ class Follower {
       const kubeapi::ResourceInfo res = job::cluster::job_resource(m_c);
       kubeapi::WatchOptions w;
       w.field_selector = "metadata.name=" + m_job;
+      // From the version this follow started with: a deletion that comes before the watch is
+      // connected is still seen (a fresh list would just not show the job, and -f would wait
+      // for an end that never comes).
+      w.resource_version = m_job_version;
       w.cancel = &m_over;
       m_c.watch(res, m_ns, w, [this](const kubeapi::WatchEvent& ev) {
         if (ev.object.value("metadata", Json::object()).value("uid", "") != m_uid) return true;
@@ -325,6 +330,7 @@ class Follower {
   const std::string m_job;
   const std::string m_ns;
   const std::string m_uid;
+  const std::string m_job_version;  ///< the job's resourceVersion when the follow started
   const LogRequest& m_plan;
   const std::string m_container;
   LogSink& m_out;

@@ -723,6 +723,25 @@ class LogsDescribeTest(JobBase):
         self.assertEqual(p.returncode, 0, err)
         self.assertTrue(err.endswith('ejob: elasticjob "bert" was deleted\n'), err)
 
+    def test_logs_follow_sees_a_deletion_before_its_job_watch_connects(self):
+        """The job is deleted while -f's watch of it waits out a 503's Retry-After: the watch
+        starts from the version -f began with, so the deletion is still seen (a fresh list would
+        not show the job, and -f would wait for an end that never comes)."""
+        self.submit()
+        self.say("bert-worker-0", "working")
+        self.server.ctl("faults", {"methods": ["GET"], "path": "/elasticjobs$", "kinds": ["503"],
+                                   "times": 1, "retry_after": 2})
+        p = subprocess.Popen([EJOB, "logs", "bert", "-f"], env=self.env, stdout=subprocess.PIPE,
+                             stderr=subprocess.PIPE, text=True)
+        try:
+            self.assertEqual(p.stdout.readline(), "[worker-0] working\n")
+            self.ejob("delete", "bert")
+            out, err = p.communicate(timeout=60)
+        finally:
+            p.kill()
+        self.assertEqual(p.returncode, 0, err)
+        self.assertTrue(err.endswith('ejob: elasticjob "bert" was deleted\n'), err)
+
     def test_describe_shows_workers_restarts_evictions_and_events(self):
         self.submit(workers="1:4")
         self.scale("bert", 3)
