@@ -162,6 +162,44 @@ void report_until_over(kubeapi::Client& c, WaitState& w,
   }
 }
 
+/// How watching a job ended: its last status, or its deletion.
+struct JobEnd {
+  std::string status;
+  bool deleted = false;
+};
+
+/// Notes each status of the job until it succeeds, fails or is deleted, or the wait is over.
+JobEnd watch_until_end(kubeapi::Client& c, const Json& job, WaitState& w,
+                       const std::function<void(const std::string&)>& note) {
+  const std::string name = job["metadata"].value("name", "");
+  const std::string uid = job["metadata"].value("uid", "");
+  JobEnd end{job_status(job)};
+  note("elasticjob \"" + name + "\" is " + end.status);
+  if (end.status == "Succeeded" || end.status == "Failed") return end;
+  kubeapi::WatchOptions opts;
+  opts.field_selector = "metadata.name=" + name;
+  // From the version the wait starts with: every change after it arrives, a deletion before
+  // the watch is connected included (a fresh list would just lack the job, and the wait would
+  // last until its timeout).
+  opts.resource_version = job["metadata"].value("resourceVersion", "");
+  opts.cancel = &w.over;
+  const std::string ns = job["metadata"].value("namespace", "");
+  c.watch(job::cluster::job_resource(c), ns, opts, [&](const kubeapi::WatchEvent& ev) {
+    if (ev.object.value("metadata", Json::object()).value("uid", "") != uid) return true;
+    if (ev.type == "DELETED") {
+      end.deleted = true;
+      return false;
+    }
+    const std::string now = job_status(ev.object);
+    if (now != end.status) note("elasticjob \"" + name + "\" is " + now);
+    end.status = now;
+    std::lock_guard lock(w.mutex);
+    w.latest = ev.object;
+    return now != "Succeeded" && now != "Failed";
+  });
+  return end;
+}
+
 }  // namespace
 
 void wait_for_job(kubeapi::Client& c, const Json& job,
@@ -170,7 +208,6 @@ void wait_for_job(kubeapi::Client& c, const Json& job,
   const auto start = std::chrono::steady_clock::now();
   const std::string name = job["metadata"].value("name", "");
   const std::string ns = job["metadata"].value("namespace", "");
-  const std::string uid = job["metadata"].value("uid", "");
   WaitState w;
   w.latest = job;
   std::thread reporter([&] { report_until_over(c, w, start, timeout, note); });
@@ -187,34 +224,17 @@ void wait_for_job(kubeapi::Client& c, const Json& job,
     }
   } stop_reporter{w, reporter};
 
-  std::string status;
-  bool deleted = false;
-  kubeapi::WatchOptions opts;
-  opts.field_selector = "metadata.name=" + name;
-  opts.cancel = &w.over;
-  c.watch(job::cluster::job_resource(c), ns, opts, [&](const kubeapi::WatchEvent& ev) {
-    if (ev.object.value("metadata", Json::object()).value("uid", "") != uid) return true;
-    if (ev.type == "DELETED") {
-      deleted = true;
-      return false;
-    }
-    const std::string now = job_status(ev.object);
-    if (now != status) note("elasticjob \"" + name + "\" is " + now);
-    status = now;
-    std::lock_guard lock(w.mutex);
-    w.latest = ev.object;
-    return now != "Succeeded" && now != "Failed";
-  });
+  const JobEnd end = watch_until_end(c, job, w, note);
   const std::string how_long = took(std::chrono::steady_clock::now() - start);
-  if (deleted)
+  if (end.deleted)
     throw Error(ErrorCode::NotFound,
                 "elasticjob \"" + name + "\" was deleted while waiting for it to end");
-  if (status == "Succeeded") return;
-  if (status == "Failed") fail(c, w.latest, how_long);
+  if (end.status == "Succeeded") return;
+  if (end.status == "Failed") fail(c, w.latest, how_long);
   // The deadline the user set, not the time measured: a loaded machine overshoots it a little.
   throw Error(ErrorCode::Timeout, "elasticjob \"" + name + "\" had not ended after " +
                                       (timeout ? took(*timeout) : how_long) + " (status " +
-                                      (status.empty() ? "unknown" : status) +
+                                      (end.status.empty() ? "unknown" : end.status) +
                                       "); it is still there: `ejob delete " + name + " -n " + ns +
                                       "` removes it");
 }
