@@ -187,6 +187,10 @@ LaunchConfig make_launch_config(const LaunchOptions& o, const Environment& env,
   c.master_addr = o.master_addr;
   c.master_port = o.master_port;
   c.local_addr = o.local_addr;
+  // A standalone node is alone: its workers reach their master on the loopback, whatever this
+  // machine's name resolves to (torchrun uses the FQDN, and its workers hang where the name
+  // does not resolve, as in a minimal container).
+  if (o.standalone && !c.local_addr) c.local_addr = "127.0.0.1";
   if (c.backend == Backend::Static && !o.rdzv_endpoint.empty()) {
     Endpoint e = parse_endpoint(o.rdzv_endpoint, o.master_port);
     c.master_addr = e.host;

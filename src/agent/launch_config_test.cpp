@@ -108,6 +108,7 @@ TEST_CASE("launch config: backends, standalone and static") {
   CHECK((s.endpoint.host == "localhost" && s.endpoint.port == 29400));
   CHECK((s.min_nodes == 1 && s.max_nodes == 1));
   CHECK(s.run_id.size() == 36);
+  CHECK(s.local_addr == std::optional<std::string>("127.0.0.1"));  // loopback, not the FQDN
   CHECK(config_error({"--standalone", "--nnodes=2", "t.py"}) ==
         "--standalone runs a single node, but --nnodes=2 needs at least 2");
   LaunchConfig st = config({"--nnodes=2", "--node_rank=1", "--master_addr=10.0.0.1", "t.py"});

@@ -4,7 +4,8 @@ with debootstrap) and run there with chroot: the root's files only, the network 
 /proc or /dev is mounted there (the agent needs neither; and inside the fresh-machine chroot
 a private mount namespace cannot be made, its / not being a mount point). Each scenario is a
 real rendezvous of two agents whose workers are the root's /bin/sh: etcd (this machine's etcd on loopback), the same over HTTPS with client
-certificates, and c10d (the TCPStore hosted by one of the agents).
+certificates, and c10d (the TCPStore hosted by one of the agents); and --standalone, whose
+worker must get a master it can reach although the machine's name does not resolve there.
 
 Usage: old_glibc_it.py AGENT_BINARY DEBIAN11_ROOT SCENARIO...   (needs root: chroot)
 """
@@ -99,6 +100,19 @@ def c10d(h, old):
                         "--rdzv_id=old-glibc-c10d", "--nnodes=2"])
 
 
+@in_old_root
+def standalone(h, old):
+    """--standalone where the machine's name does not resolve (the root's /etc/hosts knows only
+    localhost): the worker's master is the loopback, so a real worker could reach it."""
+    agent = Agent(h.root, "s", old.argv(["--standalone"]), h.env("s", {"TMPDIR": old.dir}))
+    h.agents.append(agent)
+    code = agent.wait(60)
+    check(code == 0, "standalone exited %s" % code)
+    ranks = old.ranks()
+    check(len(ranks) == 1 and ranks[0].startswith("rank=0 world=1 master=127.0.0.1:"),
+          "worker saw %s" % ranks)
+
+
 def check_root(root):
     """The root is what it claims: Debian 11's glibc 2.31, and none of the libraries ejob-agent
     would need if it were linked the ordinary way."""
@@ -121,5 +135,6 @@ if __name__ == "__main__":
     except Failure as e:
         print("FAIL: %s" % e)
         sys.exit(1)
-    sys.exit(run_scenarios({"etcd": etcd, "etcd_https": etcd_https, "c10d": c10d},
+    sys.exit(run_scenarios({"etcd": etcd, "etcd_https": etcd_https, "c10d": c10d,
+                            "standalone": standalone},
                            [sys.argv[0], AGENT] + sys.argv[3:]))
