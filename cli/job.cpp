@@ -11,10 +11,10 @@
 
 #include "ejob/cli/embedded.hpp"
 #include "ejob/cli/manifest_objects.hpp"
+#include "ejob/go/json.hpp"
+#include "ejob/helm/chart_metadata.hpp"
 #include "ejob/job/job_schema.hpp"
 #include "ejob/job/job_values.hpp"
-#include "ejob/render/chart_metadata.hpp"
-#include "ejob/render/json.hpp"
 #include "ejob/util/error.hpp"
 
 namespace ejob::cli {

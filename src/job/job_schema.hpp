@@ -14,7 +14,7 @@
 #include <nlohmann/json_fwd.hpp>
 #include <string_view>
 
-#include "ejob/render/value.hpp"
+#include "ejob/go/value.hpp"
 
 namespace ejob::job {
 

@@ -8,7 +8,7 @@
 #include <string>
 #include <string_view>
 
-#include "ejob/render/value.hpp"
+#include "ejob/go/value.hpp"
 
 namespace ejob::job {
 

@@ -1,6 +1,7 @@
 """Proves scripts/check-layers.py fails on an include against docs/ARCHITECTURE.md's table:
 a copy of the table in a temporary tree, an allowed include (passes), then a planted one
-(src/util including the render layer: exit 1, named as FILE:LINE).
+(src/go, the ports of Go's library, including the template layer above it: exit 1, named as
+FILE:LINE).
 
 Usage: planted_violation.py REPO_ROOT
 """
@@ -27,14 +28,14 @@ def main(repo):
     try:
         os.makedirs(os.path.join(root, "docs"))
         shutil.copy(os.path.join(repo, "docs", "ARCHITECTURE.md"), os.path.join(root, "docs"))
-        write(root, "src/job/ok.cpp", '#include "ejob/job/ok.hpp"\n#include "ejob/render/value.hpp"\n')
+        write(root, "src/job/ok.cpp", '#include "ejob/job/ok.hpp"\n#include "ejob/helm/chart.hpp"\n')
         clean = run(script, root)
         if clean.returncode != 0:
             print("an allowed include was refused:\n" + clean.stdout + clean.stderr)
             return 1
-        write(root, "src/util/bad.hpp", '#pragma once\n#include "ejob/render/value.hpp"\n')
+        write(root, "src/go/bad.hpp", '#pragma once\n#include "ejob/template/funcs.hpp"\n')
         planted = run(script, root)
-        expected = "src/util/bad.hpp:2: src/util includes src/render"
+        expected = "src/go/bad.hpp:2: src/go includes src/template"
         if planted.returncode != 1 or expected not in planted.stdout:
             print("the planted violation was not reported as %r (exit %d):\n%s%s" % (
                 expected, planted.returncode, planted.stdout, planted.stderr))
