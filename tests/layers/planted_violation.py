@@ -1,7 +1,7 @@
 """Proves scripts/check-layers.py fails on an include against docs/ARCHITECTURE.md's table:
 a copy of the table in a temporary tree, an allowed include (passes), then a planted one
 (src/go, the ports of Go's library, including the template layer above it: exit 1, named as
-FILE:LINE).
+FILE:LINE), then a new folder under src/ that the table does not name (exit 1, named).
 
 Usage: planted_violation.py REPO_ROOT
 """
@@ -40,7 +40,14 @@ def main(repo):
             print("the planted violation was not reported as %r (exit %d):\n%s%s" % (
                 expected, planted.returncode, planted.stdout, planted.stderr))
             return 1
-        print(planted.stdout.strip())
+        write(root, "src/newarea/x.cpp", '#include "ejob/helm/chart.hpp"\n')
+        unlisted = run(script, root)
+        expected = "src/newarea: no row in docs/ARCHITECTURE.md's table"
+        if unlisted.returncode != 1 or expected not in unlisted.stdout:
+            print("the folder without a row was not reported as %r (exit %d):\n%s%s" % (
+                expected, unlisted.returncode, unlisted.stdout, unlisted.stderr))
+            return 1
+        print(unlisted.stdout.strip())
         return 0
     finally:
         shutil.rmtree(root, ignore_errors=True)
