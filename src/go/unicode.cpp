@@ -3,7 +3,9 @@
 #include <locale.h>
 #include <wctype.h>
 
-namespace ejob::render::sprig {
+#include "ejob/go/utf8.hpp"
+
+namespace ejob::render::unicode {
 
 namespace {
 
@@ -15,60 +17,6 @@ locale_t utf8_locale() {
 wint_t w(char32_t r) { return static_cast<wint_t>(r); }
 
 }  // namespace
-
-Rune decode_rune(std::string_view s) {
-  auto b = [&](size_t i) { return static_cast<unsigned char>(s[i]); };
-  unsigned char c0 = b(0);
-  if (c0 < 0x80) return {c0, 1, true};
-  auto cont = [&](size_t i) { return i < s.size() && (b(i) & 0xC0) == 0x80; };
-  if (c0 >= 0xC2 && c0 <= 0xDF && cont(1)) {
-    return {static_cast<char32_t>(((c0 & 0x1F) << 6) | (b(1) & 0x3F)), 2, true};
-  }
-  if (c0 >= 0xE0 && c0 <= 0xEF && cont(1) && cont(2)) {
-    char32_t r = ((c0 & 0x0F) << 12) | ((b(1) & 0x3F) << 6) | (b(2) & 0x3F);
-    if (r >= 0x800 && (r < 0xD800 || r > 0xDFFF)) return {r, 3, true};
-  }
-  if (c0 >= 0xF0 && c0 <= 0xF4 && cont(1) && cont(2) && cont(3)) {
-    char32_t r = ((c0 & 0x07) << 18) | ((b(1) & 0x3F) << 12) | ((b(2) & 0x3F) << 6) | (b(3) & 0x3F);
-    if (r >= 0x10000 && r <= 0x10FFFF) return {r, 4, true};
-  }
-  return {k_rune_error, 1, false};
-}
-
-void append_rune(std::string& out, char32_t r) {
-  if (r > 0x10FFFF || (r >= 0xD800 && r <= 0xDFFF)) r = k_rune_error;
-  if (r < 0x80) {
-    out.push_back(static_cast<char>(r));
-  } else if (r < 0x800) {
-    out.push_back(static_cast<char>(0xC0 | (r >> 6)));
-    out.push_back(static_cast<char>(0x80 | (r & 0x3F)));
-  } else if (r < 0x10000) {
-    out.push_back(static_cast<char>(0xE0 | (r >> 12)));
-    out.push_back(static_cast<char>(0x80 | ((r >> 6) & 0x3F)));
-    out.push_back(static_cast<char>(0x80 | (r & 0x3F)));
-  } else {
-    out.push_back(static_cast<char>(0xF0 | (r >> 18)));
-    out.push_back(static_cast<char>(0x80 | ((r >> 12) & 0x3F)));
-    out.push_back(static_cast<char>(0x80 | ((r >> 6) & 0x3F)));
-    out.push_back(static_cast<char>(0x80 | (r & 0x3F)));
-  }
-}
-
-std::u32string to_runes(std::string_view s) {
-  std::u32string out;
-  while (!s.empty()) {
-    Rune d = decode_rune(s);
-    out.push_back(d.r);
-    s.remove_prefix(d.width);
-  }
-  return out;
-}
-
-std::string from_runes(std::u32string_view runes) {
-  std::string out;
-  for (char32_t r : runes) append_rune(out, r);
-  return out;
-}
 
 bool is_space(char32_t r) {
   switch (r) {
@@ -133,4 +81,23 @@ char32_t to_title(char32_t r) {
   return static_cast<char32_t>(towctrans_l(w(r), title, utf8_locale()));
 }
 
-}  // namespace ejob::render::sprig
+std::string trim_space(std::string_view s) {
+  while (!s.empty()) {
+    go::Rune d = go::decode_rune(s);
+    if (!d.valid() || !is_space(d.r)) break;
+    s.remove_prefix(d.width);
+  }
+  while (!s.empty()) {
+    size_t start = s.size() - 1;
+    while (start > 0 && s.size() - start < 4 &&
+           (static_cast<unsigned char>(s[start]) & 0xC0) == 0x80) {
+      --start;
+    }
+    go::Rune d = go::decode_rune(s.substr(start));
+    if (start + d.width != s.size() || !d.valid() || !is_space(d.r)) break;
+    s.remove_suffix(s.size() - start);
+  }
+  return std::string(s);
+}
+
+}  // namespace ejob::render::unicode

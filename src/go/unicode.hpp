@@ -1,35 +1,15 @@
 #pragma once
-/// Go's UTF-8 decoding and the parts of Go's `unicode` package that Sprig's string functions
-/// use. Decoding follows utf8.DecodeRuneInString: an invalid byte is U+FFFD of width 1.
-/// Case mapping and classes beyond ASCII come from the C library's C.UTF-8 tables (Unicode
-/// simple case mappings, as Go's unicode.ToUpper/ToLower/ToTitle use).
+/// The parts of Go's `unicode` package that the template lexer and Sprig's string functions
+/// use, and strings.TrimSpace on them. Case mapping and classes beyond ASCII come from the C
+/// library's C.UTF-8 tables (Unicode simple case mappings, as Go's unicode.ToUpper/ToLower/
+/// ToTitle use); strconv.hpp's is_letter/is_digit/is_print are Go 1.19's own tables, which
+/// fmt and encoding/json need byte for byte.
 
 #include <cstddef>
 #include <string>
 #include <string_view>
 
-namespace ejob::render::sprig {
-
-/// One decoded rune and its width in bytes; `valid` false for an invalid encoding.
-struct Rune {
-  char32_t r = 0;
-  size_t width = 0;
-  bool valid = true;
-};
-
-constexpr char32_t k_rune_error = 0xFFFD;
-
-/// utf8.DecodeRuneInString on a non-empty string.
-Rune decode_rune(std::string_view s);
-
-/// utf8.AppendRune (surrogates and out-of-range values become U+FFFD).
-void append_rune(std::string& out, char32_t r);
-
-/// The runes of s, invalid bytes as U+FFFD (Go's []rune(s)).
-std::u32string to_runes(std::string_view s);
-
-/// string(runes) in Go.
-std::string from_runes(std::u32string_view runes);
+namespace ejob::render::unicode {
 
 bool is_space(char32_t r);   ///< unicode.IsSpace
 bool is_letter(char32_t r);  ///< unicode.IsLetter
@@ -41,17 +21,8 @@ char32_t to_upper(char32_t r);
 char32_t to_lower(char32_t r);
 char32_t to_title(char32_t r);
 
-/// strings.Map with a rune mapping (invalid bytes become U+FFFD in the output).
-template <class F>
-std::string map_runes(std::string_view s, F&& f) {
-  std::string out;
-  out.reserve(s.size());
-  while (!s.empty()) {
-    Rune d = decode_rune(s);
-    append_rune(out, f(d.r));
-    s.remove_prefix(d.width);
-  }
-  return out;
-}
+/// strings.TrimSpace: s without the leading and trailing white space of is_space (an invalid
+/// byte is not space).
+std::string trim_space(std::string_view s);
 
-}  // namespace ejob::render::sprig
+}  // namespace ejob::render::unicode

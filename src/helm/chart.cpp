@@ -8,6 +8,7 @@
 #include <sstream>
 
 #include "ejob/go/fmt.hpp"
+#include "ejob/go/unicode.hpp"
 #include "ejob/helm/archive.hpp"
 #include "ejob/helm/chart_metadata.hpp"
 #include "ejob/helm/glob.hpp"
@@ -188,7 +189,7 @@ IgnoreRules IgnoreRules::parse(std::string_view text) {
     size_t nl = text.find('\n', pos);
     std::string_view line = text.substr(pos, nl == std::string_view::npos ? nl : nl - pos);
     pos = nl == std::string_view::npos ? text.size() + 1 : nl + 1;
-    std::string rule = trim_space(line);
+    std::string rule = unicode::trim_space(line);
     if (rule.empty() || rule[0] == '#') continue;
     if (rule.find("**") != std::string::npos) fail("double-star (**) syntax is not supported");
     filepath_match(rule, "abc");  // throws on a malformed pattern, as Helm checks

@@ -190,13 +190,6 @@ std::string json_kind_name(const Value& v) {
   return "number";
 }
 
-std::string trim_space(std::string_view s) {
-  auto space = [](unsigned char c) { return c == ' ' || (c >= '\t' && c <= '\r'); };
-  while (!s.empty() && space(s.front())) s.remove_prefix(1);
-  while (!s.empty() && space(s.back())) s.remove_suffix(1);
-  return std::string(s);
-}
-
 void read_metadata(std::string_view text, const std::string& file, std::string_view label,
                    ChartMetadata& md) {
   Value doc;

@@ -28,7 +28,4 @@ bool is_valid_semver(std::string_view version);
 /// `string`, `number`, `bool`).
 std::string json_kind_name(const Value& v);
 
-/// strings.TrimSpace.
-std::string trim_space(std::string_view s);
-
 }  // namespace ejob::render

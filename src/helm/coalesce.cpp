@@ -6,6 +6,7 @@
 
 #include "ejob/go/fmt.hpp"
 #include "ejob/go/json.hpp"
+#include "ejob/go/unicode.hpp"
 #include "ejob/helm/chart_metadata.hpp"
 #include "ejob/sprig/semver.hpp"
 #include "ejob/util/error.hpp"
@@ -277,7 +278,7 @@ class DependencyProcessor {
 
   void conditions(std::vector<Dependency>& reqs, const Map& cvals, const std::string& path) const {
     for (Dependency& r : reqs) {
-      std::string all = trim_space(r.condition);
+      std::string all = unicode::trim_space(r.condition);
       size_t start = 0;
       while (start <= all.size()) {
         size_t comma = all.find(',', start);
@@ -398,7 +399,7 @@ Map merge_user_values(const ValueSources& sources, const ReadFile& read) {
     base = merge_maps(base, doc.as_map());
   }
   for (const std::string& arg : sources.set_json) {
-    std::string trimmed = trim_space(arg);
+    std::string trimmed = unicode::trim_space(arg);
     if (!trimmed.empty() && trimmed[0] == '{') {
       json::Decoded d = json::unmarshal(trimmed, json::Target::Map);
       if (!d.error.empty() || !is_table(d.value))

@@ -7,6 +7,7 @@
 #include <cctype>
 
 #include "ejob/go/fmt.hpp"
+#include "ejob/go/unicode.hpp"
 #include "ejob/helm/chart_metadata.hpp"
 #include "ejob/helm/glob.hpp"
 #include "ejob/util/error.hpp"
@@ -139,8 +140,8 @@ bool known_hook(const std::string& events) {
   size_t start = 0;
   while (start <= events.size()) {
     size_t comma = events.find(',', start);
-    std::string e =
-        trim_space(events.substr(start, comma == std::string::npos ? comma : comma - start));
+    std::string e = unicode::trim_space(
+        events.substr(start, comma == std::string::npos ? comma : comma - start));
     std::transform(e.begin(), e.end(), e.begin(), [](unsigned char c) { return std::tolower(c); });
     if (std::find(std::begin(k_hook_events), std::end(k_hook_events), e) == std::end(k_hook_events))
       return false;
@@ -183,7 +184,7 @@ std::string source_block(const Manifest& m) {
 }  // namespace
 
 std::vector<std::string> split_manifests(std::string_view file) {
-  std::string text = trim_space(file);
+  std::string text = unicode::trim_space(file);
   std::vector<std::string> pieces;
   size_t beg = 0;
   size_t end = 0;
@@ -200,7 +201,7 @@ std::vector<std::string> split_manifests(std::string_view file) {
   if (end != text.size()) pieces.push_back(text.substr(beg));
   std::vector<std::string> docs;
   for (const std::string& p : pieces)
-    if (!p.empty()) docs.push_back(trim_space(p));
+    if (!p.empty()) docs.push_back(unicode::trim_space(p));
   return docs;
 }
 
@@ -209,7 +210,7 @@ SortedManifests sort_manifests(const std::map<std::string, std::string>& files,
   SortedManifests out;
   for (const auto& [path, content] : files) {
     if (base_name(path).starts_with('_')) continue;
-    if (trim_space(content).empty()) continue;
+    if (unicode::trim_space(content).empty()) continue;
     for (std::string& doc : split_manifests(content)) {
       Head head = read_head(doc, path);
       Manifest m{path, std::move(doc), head.kind};
@@ -230,7 +231,7 @@ SortedManifests sort_manifests(const std::map<std::string, std::string>& files,
 std::string format_manifests(const SortedManifests& sorted) {
   std::string body;
   for (const Manifest& m : sorted.manifests) body += source_block(m);
-  std::string out = trim_space(body) + "\n";
+  std::string out = unicode::trim_space(body) + "\n";
   for (const Manifest& h : sorted.hooks) out += source_block(h);
   return out;
 }

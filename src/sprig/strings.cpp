@@ -7,9 +7,20 @@
 
 #include "ejob/go/fmt.hpp"
 #include "ejob/go/unicode.hpp"
+#include "ejob/go/utf8.hpp"
 #include "ejob/sprig/support.hpp"
 
 namespace ejob::render::sprig {
+
+// Runes as Go's unicode/utf8 and unicode packages see them.
+using go::append_rune;
+using go::decode_rune;
+using go::from_runes;
+using go::k_rune_error;
+using go::map_runes;
+using go::Rune;
+using go::to_runes;
+using namespace unicode;
 
 namespace {
 
@@ -97,7 +108,7 @@ std::string trim_cutset(std::string_view s, std::string_view cutset) {
     }
     Rune d = decode_rune(s.substr(start));
     if (start + d.width != s.size()) {
-      d = {k_rune_error, 1, false};
+      d = {k_rune_error, 1};
       start = s.size() - 1;
     }
     if (!rune_in(cutset, d.r)) break;

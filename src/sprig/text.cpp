@@ -5,9 +5,20 @@
 #include <string_view>
 
 #include "ejob/go/unicode.hpp"
+#include "ejob/go/utf8.hpp"
 #include "ejob/sprig/support.hpp"
 
 namespace ejob::render::sprig {
+
+// Runes as Go's unicode/utf8 and unicode packages see them.
+using go::append_rune;
+using go::decode_rune;
+using go::from_runes;
+using go::k_rune_error;
+using go::map_runes;
+using go::Rune;
+using go::to_runes;
+using namespace unicode;
 
 namespace {
 
@@ -43,25 +54,6 @@ bool is_separator(char32_t r) {
   }
   if (is_letter(r) || is_digit(r)) return false;
   return is_space(r);
-}
-
-std::string trim_space(std::string_view s) {
-  while (!s.empty()) {
-    Rune d = decode_rune(s);
-    if (!d.valid || !is_space(d.r)) break;
-    s.remove_prefix(d.width);
-  }
-  while (!s.empty()) {
-    size_t start = s.size() - 1;
-    while (start > 0 && s.size() - start < 4 &&
-           (static_cast<unsigned char>(s[start]) & 0xC0) == 0x80) {
-      --start;
-    }
-    Rune d = decode_rune(s.substr(start));
-    if (start + d.width != s.size() || !d.valid || !is_space(d.r)) break;
-    s.remove_suffix(s.size() - start);
-  }
-  return std::string(s);
 }
 
 /// goutils.DeleteWhiteSpace: byte-wise; when anything is removed, every kept byte is written
@@ -187,10 +179,10 @@ Rune next_valid(std::string_view s, char32_t prev) {
   while (!s.empty()) {
     Rune d = decode_rune(s);
     size += d.width;
-    if (d.r != k_rune_error) return {d.r, size, true};
+    if (d.r != k_rune_error) return {d.r, size};
     s.remove_prefix(d.width);
   }
-  return {prev, size, true};
+  return {prev, size};
 }
 
 /// Consumes runes while `keep` holds; returns the consumed byte count added to offset.

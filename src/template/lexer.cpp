@@ -24,7 +24,7 @@ bool is_alnum(char32_t r) {
   if (r < 0x80) {
     return r == '_' || (r >= 'a' && r <= 'z') || (r >= 'A' && r <= 'Z') || (r >= '0' && r <= '9');
   }
-  return r != k_eof && (sprig::is_letter(r) || sprig::is_digit(r));
+  return r != k_eof && (unicode::is_letter(r) || unicode::is_digit(r));
 }
 
 bool has_left_trim(std::string_view s) {
