@@ -9,6 +9,7 @@
 
 #include "ejob/go/fmt.hpp"
 #include "ejob/go/strconv.hpp"
+#include "ejob/go/utf8.hpp"
 #include "ejob/util/error.hpp"
 
 namespace ejob::render {
@@ -40,23 +41,11 @@ std::string quote(std::string_view s) { return go_quote(s); }
   throw Panic{fmt::format("interface conversion: interface {{}} is {}, not {}", have, want)};
 }
 
-/// Decodes one UTF-8 rune at `s[pos]`; invalid bytes decode as U+FFFD of width 1 (Go's rule).
+/// Decodes one UTF-8 rune at `s[pos]` (pos < s.size()) with Go's rules (go/utf8.hpp).
 char32_t decode_rune(std::string_view s, size_t pos, size_t& width) {
-  auto b = static_cast<unsigned char>(s[pos]);
-  width = 1;
-  if (b < 0x80) return b;
-  int n = b >= 0xF0 && b < 0xF5 ? 4 : b >= 0xE0 ? 3 : b >= 0xC2 && b < 0xE0 ? 2 : 0;
-  if (n == 0 || pos + n > s.size()) return 0xFFFD;
-  char32_t r = b & (0x7F >> n);
-  for (int i = 1; i < n; ++i) {
-    auto c = static_cast<unsigned char>(s[pos + i]);
-    if ((c & 0xC0) != 0x80) return 0xFFFD;
-    r = (r << 6) | (c & 0x3F);
-  }
-  bool overlong = (n == 3 && r < 0x800) || (n == 4 && (r < 0x10000 || r > 0x10FFFF));
-  if (overlong || (r >= 0xD800 && r <= 0xDFFF)) return 0xFFFD;
-  width = n;
-  return r;
+  go::Rune r = go::decode_rune(s.substr(pos));
+  width = r.width;
+  return r.r;
 }
 
 /// fmt's %q of a []rune: each rune as a Go rune literal, `['n' 'a' 'm' 'e']`.
