@@ -1,5 +1,7 @@
 // time.ParseInLocation (Go 1.19 format.go parse), on the layout tokenizer of time_layout.hpp.
 #include <array>
+#include <memory>
+#include <string>
 
 #include "ejob/go/strconv.hpp"
 #include "ejob/go/time.hpp"
@@ -117,21 +119,316 @@ size_t zone_length(std::string_view v) {
   return upper == 3 ? 3 : 0;
 }
 
+/// The elements parse has read so far (the locals of Go's parse).
+struct Fields {
+  bool am = false;
+  bool pm = false;
+  int64_t year = 0;
+  int month = -1;
+  int day = -1;
+  int yday = -1;
+  int hour = 0;
+  int min = 0;
+  int sec = 0;
+  int32_t nsec = 0;
+  std::shared_ptr<const Location> zone;  ///< set by `UTC` or `Z` in the value
+  int zone_offset = -1;
+  bool have_offset = false;
+  std::string zone_name;
+  std::string range_err;  ///< the element out of range ("month", "hour", …), if one is
+};
+
+// Each read_* consumes one layout element's text from `value`, throws Bad when it does not
+// match, and moves `hold` (the text Go's ParseError shows) where Go would.
+
+/// A date element: year, month, weekday, day or day of the year; false for any other.
+bool read_date(Std std, std::string_view& value, std::string_view& hold, Fields& f) {
+  switch (std) {
+    case kYear:
+      if (value.size() < 2) throw Bad{};
+      f.year = go_atoi(value.substr(0, 2));
+      value.remove_prefix(2);
+      f.year += f.year >= 69 ? 1900 : 2000;
+      return true;
+    case kLongYear:
+      if (value.size() < 4 || !digit_at(value, 0)) throw Bad{};
+      hold = value.substr(4);  // Go reports the value after the four digits
+      f.year = go_atoi(value.substr(0, 4));
+      value.remove_prefix(4);
+      return true;
+    case kMonth: f.month = lookup(k_long_months, value, 3) + 1; return true;
+    case kLongMonth: f.month = lookup(k_long_months, value, 0) + 1; return true;
+    case kNumMonth:
+    case kZeroMonth:
+      f.month = getnum(value, std == kZeroMonth);
+      if (f.month <= 0 || f.month > 12) f.range_err = "month";
+      return true;
+    case kWeekDay: lookup(k_long_days, value, 3); return true;
+    case kLongWeekDay: lookup(k_long_days, value, 0); return true;
+    case kDay:
+    case kUnderDay:
+    case kZeroDay:
+      if (std == kUnderDay && !value.empty() && value[0] == ' ') value.remove_prefix(1);
+      f.day = getnum(value, std == kZeroDay);
+      return true;
+    case kUnderYearDay:
+    case kZeroYearDay:
+      for (int i = 0; i < 2; ++i) {
+        if (std == kUnderYearDay && !value.empty() && value[0] == ' ') value.remove_prefix(1);
+      }
+      f.yday = getnum3(value, std == kZeroYearDay);
+      return true;
+    default: return false;
+  }
+}
+
+/// Seconds, and a fraction after them that the layout (`rest`) does not ask for itself.
+void read_seconds(Std std, std::string_view rest, std::string_view& value, std::string_view& hold,
+                  Fields& f) {
+  f.sec = getnum(value, std == kZeroSecond);
+  if (f.sec < 0 || f.sec >= 60) {
+    f.range_err = "second";
+    return;
+  }
+  // A fractional second in the value but not in the layout is still consumed.
+  if (value.size() >= 2 && (value[0] == '.' || value[0] == ',') && digit_at(value, 1)) {
+    Std next = next_chunk(rest).std;
+    if (next == kFracSecond0 || next == kFracSecond9) return;
+    size_t n = 2;
+    while (digit_at(value, n)) ++n;
+    hold = value.substr(n);
+    f.nsec = nanoseconds(value, n);
+    value.remove_prefix(n);
+  }
+}
+
+/// A fraction of a second: exactly frac_digits digits (kFracSecond0), or as many as there are.
+void read_fraction(const Chunk& c, std::string_view& value, std::string_view& hold, Fields& f) {
+  size_t n = 1 + static_cast<size_t>(c.frac_digits);  // with the separator
+  if (c.std == kFracSecond0) {
+    if (value.size() < n) throw Bad{};
+  } else {
+    if (value.size() < 2 || (value[0] != '.' && value[0] != ',') || !digit_at(value, 1)) return;
+    n = 1;
+    while (digit_at(value, n)) ++n;
+  }
+  hold = value.substr(n);
+  f.nsec = nanoseconds(value, n);
+  value.remove_prefix(n);
+}
+
+/// AM/PM in the case the layout gives.
+void read_meridiem(Std std, std::string_view& value, std::string_view& hold, Fields& f) {
+  if (value.size() < 2) throw Bad{};
+  std::string_view p = value.substr(0, 2);
+  value.remove_prefix(2);
+  hold = value;
+  bool upper = std == kPM;
+  if (p == (upper ? "PM" : "pm")) {
+    f.pm = true;
+  } else if (p == (upper ? "AM" : "am")) {
+    f.am = true;
+  } else {
+    throw Bad{};
+  }
+}
+
+/// A clock element: hour, minute, second, fraction or AM/PM; false for any other.
+bool read_clock(const Chunk& c, std::string_view& value, std::string_view& hold, Fields& f) {
+  switch (c.std) {
+    case kHour:
+      f.hour = getnum(value, false);
+      if (f.hour < 0 || f.hour >= 24) f.range_err = "hour";
+      return true;
+    case kHour12:
+    case kZeroHour12:
+      f.hour = getnum(value, c.std == kZeroHour12);
+      if (f.hour < 0 || f.hour > 12) f.range_err = "hour";
+      return true;
+    case kMinute:
+    case kZeroMinute:
+      f.min = getnum(value, c.std == kZeroMinute);
+      if (f.min < 0 || f.min >= 60) f.range_err = "minute";
+      return true;
+    case kSecond:
+    case kZeroSecond: read_seconds(c.std, c.suffix, value, hold, f); return true;
+    case kFracSecond0:
+    case kFracSecond9: read_fraction(c, value, hold, f); return true;
+    case kPM:
+    case kpm: read_meridiem(c.std, value, hold, f); return true;
+    default: return false;
+  }
+}
+
+/// A zone abbreviation (`MST`, `GMT+3`) or UTC.
+void read_zone_name(std::string_view& value, Fields& f) {
+  if (value.size() >= 3 && value.substr(0, 3) == "UTC") {
+    f.zone = Location::utc();
+    value.remove_prefix(3);
+    return;
+  }
+  size_t n = zone_length(value);
+  if (n == 0) throw Bad{};
+  f.zone_name = std::string(value.substr(0, n));
+  value.remove_prefix(n);
+}
+
+/// A numeric zone offset (`-0700`, `-07:00`, `-07`, `-07:00:00`, ISO 8601's `Z`).
+void read_offset(Std std, std::string_view& value, std::string_view& hold, Fields& f) {
+  bool iso = std >= kISO8601TZ && std <= kISO8601ColonSecondsTZ;
+  if (iso && !value.empty() && value[0] == 'Z') {
+    value.remove_prefix(1);
+    f.zone = Location::utc();
+    return;
+  }
+  std::string_view sign, hh, mm, ss = "00";
+  auto need = [&](size_t n) {
+    if (value.size() < n) throw Bad{};
+  };
+  if (std == kISO8601ColonTZ || std == kNumColonTZ) {
+    need(6);
+    if (value[3] != ':') throw Bad{};
+    sign = value.substr(0, 1), hh = value.substr(1, 2), mm = value.substr(4, 2);
+    value.remove_prefix(6);
+  } else if (std == kNumShortTZ || std == kISO8601ShortTZ) {
+    need(3);
+    sign = value.substr(0, 1), hh = value.substr(1, 2), mm = "00";
+    value.remove_prefix(3);
+  } else if (std == kISO8601ColonSecondsTZ || std == kNumColonSecondsTZ) {
+    need(9);
+    if (value[3] != ':' || value[6] != ':') throw Bad{};
+    sign = value.substr(0, 1), hh = value.substr(1, 2), mm = value.substr(4, 2);
+    ss = value.substr(7, 2);
+    value.remove_prefix(9);
+  } else if (std == kISO8601SecondsTZ || std == kNumSecondsTz) {
+    need(7);
+    sign = value.substr(0, 1), hh = value.substr(1, 2), mm = value.substr(3, 2);
+    ss = value.substr(5, 2);
+    value.remove_prefix(7);
+  } else {
+    need(5);
+    sign = value.substr(0, 1), hh = value.substr(1, 2), mm = value.substr(3, 2);
+    value.remove_prefix(5);
+  }
+  hold = value;  // the offset's characters are consumed before they are checked
+  int h = getnum(hh, true), m = getnum(mm, true), s = getnum(ss, true);
+  f.zone_offset = (h * 60 + m) * 60 + s;
+  f.have_offset = true;
+  if (sign[0] == '-') {
+    f.zone_offset = -f.zone_offset;
+  } else if (sign[0] != '+') {
+    throw Bad{};
+  }
+}
+
+/// One layout element's text (the switch of Go's parse).
+void read_element(const Chunk& c, std::string_view& value, std::string_view& hold, Fields& f) {
+  if (read_date(c.std, value, hold, f) || read_clock(c, value, hold, f)) return;
+  if (c.std == kTZ) {
+    read_zone_name(value, f);
+  } else {
+    read_offset(c.std, value, hold, f);
+  }
+}
+
+bool is_leap(int64_t year) { return year % 4 == 0 && (year % 100 != 0 || year % 400 == 0); }
+
+int days_in_month(int month, int64_t year) {
+  static constexpr std::array<int, 12> k_len = {31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31};
+  return k_len[static_cast<size_t>(month - 1)] + (month == 2 && is_leap(year) ? 1 : 0);
+}
+
+/// Month and day from the day of the year, checked against a month or day also given; Go's
+/// error text, or empty.
+std::string resolve_year_day(Fields& f) {
+  if (f.yday < 1 || f.yday > 365 + (is_leap(f.year) ? 1 : 0)) return ": day-of-year out of range";
+  int m = 1;
+  int d = f.yday;
+  while (d > days_in_month(m, f.year)) {
+    d -= days_in_month(m, f.year);
+    ++m;
+  }
+  if (f.month >= 0 && f.month != m) return ": day-of-year does not match month";
+  if (f.day >= 0 && f.day != d) return ": day-of-year does not match day";
+  f.month = m;
+  f.day = d;
+  return "";
+}
+
+/// The hour with AM/PM applied, the date's missing parts defaulted (January, the 1st) and
+/// its day checked; Go's error text, or empty.
+std::string resolve_date(Fields& f) {
+  if (f.pm && f.hour < 12) {
+    f.hour += 12;
+  } else if (f.am && f.hour == 12) {
+    f.hour = 0;
+  }
+  if (f.yday >= 0) {
+    if (std::string err = resolve_year_day(f); !err.empty()) return err;
+  } else {
+    if (f.month < 0) f.month = 1;
+    if (f.day < 0) f.day = 1;
+  }
+  if (f.day < 1 || f.day > days_in_month(f.month, f.year)) return ": day out of range";
+  return "";
+}
+
+/// Seconds since the epoch of the wall clock read as UTC (days_from_civil).
+int64_t wall_seconds(const Fields& f) {
+  int64_t y = f.year - (f.month <= 2);
+  int64_t era = (y >= 0 ? y : y - 399) / 400;
+  int64_t yoe = y - era * 400;
+  int64_t doy = (153 * (f.month + (f.month > 2 ? -3 : 9)) + 2) / 5 + f.day - 1;
+  int64_t doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
+  int64_t days = era * 146097 + doe - 719468;
+  return days * 86400 + f.hour * 3600 + f.min * 60 + f.sec;
+}
+
+/// The instant of the wall clock `t` holds (as UTC): in the value's own zone or offset, else
+/// in `loc`.
+Time place_in_zone(Time t, const Fields& f, const std::shared_ptr<const Location>& loc) {
+  if (f.zone) {
+    t.loc = f.zone;
+    return t;
+  }
+  if (f.have_offset) {
+    t.unix_sec -= f.zone_offset;
+    Zone local = loc->lookup(t.unix_sec);
+    if (local.offset == f.zone_offset && (f.zone_name.empty() || local.name == f.zone_name)) {
+      t.loc = loc;
+    } else {
+      t.loc = Location::fixed(f.zone_name, f.zone_offset);
+    }
+    return t;
+  }
+  if (!f.zone_name.empty()) {
+    if (std::optional<int> off = loc->offset_of(f.zone_name, t.unix_sec)) {
+      t.unix_sec -= *off;
+      t.loc = loc;
+      return t;
+    }
+    int off = 0;
+    if (f.zone_name.size() > 3 && f.zone_name.substr(0, 3) == "GMT") {
+      off = static_cast<int>(go_atoi(f.zone_name.substr(3))) * 3600;
+    }
+    t.loc = Location::fixed(f.zone_name, off);
+    return t;
+  }
+  // No zone in the value: the wall clock is in the default location.
+  Zone guess = loc->lookup(t.unix_sec);
+  Zone actual = loc->lookup(t.unix_sec - guess.offset);
+  t.unix_sec -= actual.offset;
+  t.loc = loc;
+  return t;
+}
+
 }  // namespace
 
 std::optional<Time> parse(std::string_view layout_text, std::string_view value_text,
                           const std::shared_ptr<const Location>& loc, std::string& error) {
   std::string_view layout = layout_text;
   std::string_view value = value_text;
-  std::string range_err;
-  bool am = false, pm = false;
-  int64_t year = 0;
-  int month = -1, day = -1, yday = -1, hour = 0, min = 0, sec = 0;
-  int32_t nsec = 0;
-  std::shared_ptr<const Location> z;
-  int zone_offset = -1;
-  bool have_offset = false;
-  std::string zone_name;
+  Fields f;
   auto fail_elem = [&](std::string_view layout_elem, std::string_view value_elem) {
     error = "parsing time " + quote(value_text) + " as " + quote(layout_text) + ": cannot parse " +
             quote(value_elem) + " as " + quote(layout_elem);
@@ -155,249 +452,18 @@ std::optional<Time> parse(std::string_view layout_text, std::string_view value_t
     // characters Go consumed before checking them.
     std::string_view hold = value;
     try {
-      switch (c.std) {
-        case kYear: {
-          if (value.size() < 2) throw Bad{};
-          year = go_atoi(value.substr(0, 2));
-          value.remove_prefix(2);
-          year += year >= 69 ? 1900 : 2000;
-          break;
-        }
-        case kLongYear:
-          if (value.size() < 4 || !digit_at(value, 0)) throw Bad{};
-          hold = value.substr(4);  // Go reports the value after the four digits
-          year = go_atoi(value.substr(0, 4));
-          value.remove_prefix(4);
-          break;
-        case kMonth: month = lookup(k_long_months, value, 3) + 1; break;
-        case kLongMonth: month = lookup(k_long_months, value, 0) + 1; break;
-        case kNumMonth:
-        case kZeroMonth:
-          month = getnum(value, c.std == kZeroMonth);
-          if (month <= 0 || month > 12) range_err = "month";
-          break;
-        case kWeekDay: lookup(k_long_days, value, 3); break;
-        case kLongWeekDay: lookup(k_long_days, value, 0); break;
-        case kDay:
-        case kUnderDay:
-        case kZeroDay:
-          if (c.std == kUnderDay && !value.empty() && value[0] == ' ') value.remove_prefix(1);
-          day = getnum(value, c.std == kZeroDay);
-          break;
-        case kUnderYearDay:
-        case kZeroYearDay:
-          for (int i = 0; i < 2; ++i) {
-            if (c.std == kUnderYearDay && !value.empty() && value[0] == ' ') value.remove_prefix(1);
-          }
-          yday = getnum3(value, c.std == kZeroYearDay);
-          break;
-        case kHour:
-          hour = getnum(value, false);
-          if (hour < 0 || hour >= 24) range_err = "hour";
-          break;
-        case kHour12:
-        case kZeroHour12:
-          hour = getnum(value, c.std == kZeroHour12);
-          if (hour < 0 || hour > 12) range_err = "hour";
-          break;
-        case kMinute:
-        case kZeroMinute:
-          min = getnum(value, c.std == kZeroMinute);
-          if (min < 0 || min >= 60) range_err = "minute";
-          break;
-        case kSecond:
-        case kZeroSecond: {
-          sec = getnum(value, c.std == kZeroSecond);
-          if (sec < 0 || sec >= 60) {
-            range_err = "second";
-            break;
-          }
-          // A fractional second in the value but not in the layout is still consumed.
-          if (value.size() >= 2 && (value[0] == '.' || value[0] == ',') && digit_at(value, 1)) {
-            Std next = next_chunk(layout).std;
-            if (next == kFracSecond0 || next == kFracSecond9) break;
-            size_t n = 2;
-            while (digit_at(value, n)) ++n;
-            hold = value.substr(n);
-            nsec = nanoseconds(value, n);
-            value.remove_prefix(n);
-          }
-          break;
-        }
-        case kPM:
-        case kpm: {
-          if (value.size() < 2) throw Bad{};
-          std::string_view p = value.substr(0, 2);
-          value.remove_prefix(2);
-          hold = value;
-          bool upper = c.std == kPM;
-          if (p == (upper ? "PM" : "pm")) {
-            pm = true;
-          } else if (p == (upper ? "AM" : "am")) {
-            am = true;
-          } else {
-            throw Bad{};
-          }
-          break;
-        }
-        case kTZ: {
-          if (value.size() >= 3 && value.substr(0, 3) == "UTC") {
-            z = Location::utc();
-            value.remove_prefix(3);
-            break;
-          }
-          size_t n = zone_length(value);
-          if (n == 0) throw Bad{};
-          zone_name = std::string(value.substr(0, n));
-          value.remove_prefix(n);
-          break;
-        }
-        case kFracSecond0: {
-          size_t ndigit = 1 + static_cast<size_t>(c.frac_digits);
-          if (value.size() < ndigit) throw Bad{};
-          hold = value.substr(ndigit);
-          nsec = nanoseconds(value, ndigit);
-          value.remove_prefix(ndigit);
-          break;
-        }
-        case kFracSecond9: {
-          if (value.size() < 2 || (value[0] != '.' && value[0] != ',') || !digit_at(value, 1))
-            break;
-          size_t i = 0;
-          while (digit_at(value, i + 1)) ++i;
-          hold = value.substr(1 + i);
-          nsec = nanoseconds(value, 1 + i);
-          value.remove_prefix(1 + i);
-          break;
-        }
-        default: {  // numeric zone offsets
-          bool iso = c.std >= kISO8601TZ && c.std <= kISO8601ColonSecondsTZ;
-          if (iso && !value.empty() && value[0] == 'Z') {
-            value.remove_prefix(1);
-            z = Location::utc();
-            break;
-          }
-          std::string_view sign, hh, mm, ss = "00";
-          auto need = [&](size_t n) {
-            if (value.size() < n) throw Bad{};
-          };
-          if (c.std == kISO8601ColonTZ || c.std == kNumColonTZ) {
-            need(6);
-            if (value[3] != ':') throw Bad{};
-            sign = value.substr(0, 1), hh = value.substr(1, 2), mm = value.substr(4, 2);
-            value.remove_prefix(6);
-          } else if (c.std == kNumShortTZ || c.std == kISO8601ShortTZ) {
-            need(3);
-            sign = value.substr(0, 1), hh = value.substr(1, 2), mm = "00";
-            value.remove_prefix(3);
-          } else if (c.std == kISO8601ColonSecondsTZ || c.std == kNumColonSecondsTZ) {
-            need(9);
-            if (value[3] != ':' || value[6] != ':') throw Bad{};
-            sign = value.substr(0, 1), hh = value.substr(1, 2), mm = value.substr(4, 2);
-            ss = value.substr(7, 2);
-            value.remove_prefix(9);
-          } else if (c.std == kISO8601SecondsTZ || c.std == kNumSecondsTz) {
-            need(7);
-            sign = value.substr(0, 1), hh = value.substr(1, 2), mm = value.substr(3, 2);
-            ss = value.substr(5, 2);
-            value.remove_prefix(7);
-          } else {
-            need(5);
-            sign = value.substr(0, 1), hh = value.substr(1, 2), mm = value.substr(3, 2);
-            value.remove_prefix(5);
-          }
-          hold = value;  // the offset's characters are consumed before they are checked
-          int h = getnum(hh, true), m = getnum(mm, true), s = getnum(ss, true);
-          zone_offset = (h * 60 + m) * 60 + s;
-          have_offset = true;
-          if (sign[0] == '-') {
-            zone_offset = -zone_offset;
-          } else if (sign[0] != '+') {
-            throw Bad{};
-          }
-          break;
-        }
-      }
+      read_element(c, value, hold, f);
     } catch (const Bad&) {
       return fail_elem(stdstr, hold);
     }
-    if (!range_err.empty()) return fail_msg(": " + range_err + " out of range");
+    if (!f.range_err.empty()) return fail_msg(": " + f.range_err + " out of range");
   }
-  if (pm && hour < 12) {
-    hour += 12;
-  } else if (am && hour == 12) {
-    hour = 0;
-  }
-  if (yday >= 0) {
-    int64_t y = year;
-    bool leap = y % 4 == 0 && (y % 100 != 0 || y % 400 == 0);
-    if (yday < 1 || yday > 365 + (leap ? 1 : 0)) return fail_msg(": day-of-year out of range");
-    int m = 1;
-    int d = yday;
-    static constexpr std::array<int, 12> k_len = {31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31};
-    while (d > k_len[static_cast<size_t>(m - 1)] + (m == 2 && leap ? 1 : 0)) {
-      d -= k_len[static_cast<size_t>(m - 1)] + (m == 2 && leap ? 1 : 0);
-      ++m;
-    }
-    if (month >= 0 && month != m) return fail_msg(": day-of-year does not match month");
-    if (day >= 0 && day != d) return fail_msg(": day-of-year does not match day");
-    month = m;
-    day = d;
-  } else {
-    if (month < 0) month = 1;
-    if (day < 0) day = 1;
-  }
-  bool leap = year % 4 == 0 && (year % 100 != 0 || year % 400 == 0);
-  static constexpr std::array<int, 12> k_len = {31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31};
-  int dim = k_len[static_cast<size_t>(month - 1)] + (month == 2 && leap ? 1 : 0);
-  if (day < 1 || day > dim) return fail_msg(": day out of range");
-  // Wall-clock seconds as if in UTC, then shifted by the zone's offset.
+  if (std::string err = resolve_date(f); !err.empty()) return fail_msg(err);
   Time t;
+  t.unix_sec = wall_seconds(f);
+  t.nsec = f.nsec;
   t.loc = Location::utc();
-  t.unix_sec = 0;
-  {
-    int64_t y = year - (month <= 2);
-    int64_t era = (y >= 0 ? y : y - 399) / 400;
-    int64_t yoe = y - era * 400;
-    int64_t doy = (153 * (month + (month > 2 ? -3 : 9)) + 2) / 5 + day - 1;
-    int64_t doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
-    int64_t days = era * 146097 + doe - 719468;
-    t.unix_sec = days * 86400 + hour * 3600 + min * 60 + sec;
-  }
-  t.nsec = nsec;
-  if (z) {
-    t.loc = z;
-    return t;
-  }
-  if (have_offset) {
-    t.unix_sec -= zone_offset;
-    Zone local = loc->lookup(t.unix_sec);
-    if (local.offset == zone_offset && (zone_name.empty() || local.name == zone_name)) {
-      t.loc = loc;
-    } else {
-      t.loc = Location::fixed(zone_name, zone_offset);
-    }
-    return t;
-  }
-  if (!zone_name.empty()) {
-    if (std::optional<int> off = loc->offset_of(zone_name, t.unix_sec)) {
-      t.unix_sec -= *off;
-      t.loc = loc;
-      return t;
-    }
-    int off = 0;
-    if (zone_name.size() > 3 && zone_name.substr(0, 3) == "GMT") {
-      off = static_cast<int>(go_atoi(zone_name.substr(3))) * 3600;
-    }
-    t.loc = Location::fixed(zone_name, off);
-    return t;
-  }
-  // No zone in the value: the wall clock is in the default location.
-  Zone guess = loc->lookup(t.unix_sec);
-  Zone actual = loc->lookup(t.unix_sec - guess.offset);
-  t.unix_sec -= actual.offset;
-  t.loc = loc;
-  return t;
+  return place_in_zone(t, f, loc);
 }
 
 }  // namespace ejob::render::gotime
