@@ -319,128 +319,142 @@ size_t Printer::arg_number(size_t arg_num, std::string_view format, size_t& i, s
   return arg_num;
 }
 
+bool Printer::printf_flags(PrintfState& st) {
+  for (; st.i < st.format.size(); ++st.i) {
+    char c = st.format[st.i];
+    if (c == '#')
+      m_f.sharp = true;
+    else if (c == '0')
+      m_f.zero = !m_f.minus;  // only allow zero padding to the left
+    else if (c == '+')
+      m_f.plus = true;
+    else if (c == '-') {
+      m_f.minus = true;
+      m_f.zero = false;  // do not pad with zeros to the right
+    } else if (c == ' ')
+      m_f.space = true;
+    else {
+      // Fast path: a lower-case ASCII verb right after the flags.
+      if (c >= 'a' && c <= 'z' && st.arg_num < st.args.size()) {
+        print_verb(st.args[st.arg_num++], static_cast<char32_t>(c));
+        ++st.i;
+        return true;
+      }
+      return false;
+    }
+  }
+  return false;
+}
+
+void Printer::printf_width(PrintfState& st) {
+  if (st.i < st.format.size() && st.format[st.i] == '*') {
+    ++st.i;
+    m_f.wid_present = int_from_arg(st.args, st.arg_num, m_f.wid);
+    if (!m_f.wid_present) buf += "%!(BADWIDTH)";
+    if (m_f.wid < 0) {
+      m_f.wid = -m_f.wid;
+      m_f.minus = true;
+      m_f.zero = false;
+    }
+    st.after_index = false;
+  } else {
+    m_f.wid_present = parse_num(st.format, st.i, st.format.size(), m_f.wid);
+    if (st.after_index && m_f.wid_present) st.good = false;  // "%[3]2d"
+  }
+}
+
+void Printer::printf_precision(PrintfState& st) {
+  const size_t end = st.format.size();
+  if (st.i + 1 >= end || st.format[st.i] != '.') return;
+  ++st.i;
+  if (st.after_index) st.good = false;  // "%[3].2d"
+  st.arg_num = arg_number(st.arg_num, st.format, st.i, st.args.size(), st.after_index, st.good);
+  if (st.i < end && st.format[st.i] == '*') {
+    ++st.i;
+    m_f.prec_present = int_from_arg(st.args, st.arg_num, m_f.prec);
+    if (m_f.prec < 0) {
+      m_f.prec = 0;
+      m_f.prec_present = false;
+    }
+    if (!m_f.prec_present) buf += "%!(BADPREC)";
+    st.after_index = false;
+  } else {
+    m_f.prec_present = parse_num(st.format, st.i, end, m_f.prec);
+    if (!m_f.prec_present) {
+      m_f.prec = 0;
+      m_f.prec_present = true;
+    }
+  }
+}
+
+void Printer::printf_verb(PrintfState& st) {
+  go::Rune verb{static_cast<unsigned char>(st.format[st.i]), 1};
+  if (verb.r >= 0x80) verb = go::decode_rune(st.format.substr(st.i));
+  st.i += verb.width;
+
+  if (verb.r == '%') {
+    buf += '%';  // a literal percent takes no operand and ignores width and precision
+  } else if (!st.good) {
+    buf += "%!";
+    write_rune(verb.r);
+    buf += "(BADINDEX)";
+  } else if (st.arg_num >= st.args.size()) {
+    buf += "%!";
+    write_rune(verb.r);
+    buf += "(MISSING)";
+  } else if (verb.r == 'w') {
+    // %w is only for fmt.Errorf; Sprintf reports it as a bad verb.
+    m_arg = &st.args[st.arg_num++];
+    bad_verb('w');
+  } else {
+    print_verb(st.args[st.arg_num++], verb.r);
+  }
+}
+
+void Printer::printf_extra(std::span<const Value> args, size_t arg_num) {
+  // Extra operands, unless the format used explicit indexes.
+  if (m_reordered || arg_num >= args.size()) return;
+  clear_flags();
+  buf += "%!(EXTRA ";
+  for (size_t k = arg_num; k < args.size(); ++k) {
+    if (k > arg_num) buf += ", ";
+    if (args[k].is_nil()) {
+      buf += "<nil>";
+    } else {
+      buf += args[k].type_name();
+      buf += '=';
+      print_arg(args[k], 'v');
+    }
+  }
+  buf += ')';
+}
+
 void Printer::do_printf(std::string_view format, std::span<const Value> args) {
   const size_t end = format.size();
-  size_t arg_num = 0;
-  bool after_index = false;  // the previous item was an index like [3]
+  PrintfState st{format, args};
   m_reordered = false;
-  for (size_t i = 0; i < end;) {
-    bool good = true;
-    size_t lasti = i;
-    while (i < end && format[i] != '%') ++i;
-    buf.append(format.substr(lasti, i - lasti));
-    if (i >= end) break;
-    ++i;  // skip %
+  while (st.i < end) {
+    st.good = true;
+    size_t lasti = st.i;
+    while (st.i < end && format[st.i] != '%') ++st.i;
+    buf.append(format.substr(lasti, st.i - lasti));
+    if (st.i >= end) break;
+    ++st.i;  // skip %
     clear_flags();
-    bool simple_done = false;
-    for (; i < end; ++i) {
-      char c = format[i];
-      if (c == '#')
-        m_f.sharp = true;
-      else if (c == '0')
-        m_f.zero = !m_f.minus;  // only allow zero padding to the left
-      else if (c == '+')
-        m_f.plus = true;
-      else if (c == '-') {
-        m_f.minus = true;
-        m_f.zero = false;  // do not pad with zeros to the right
-      } else if (c == ' ')
-        m_f.space = true;
-      else {
-        // Fast path: a lower-case ASCII verb right after the flags.
-        if (c >= 'a' && c <= 'z' && arg_num < args.size()) {
-          print_verb(args[arg_num++], static_cast<char32_t>(c));
-          ++i;
-          simple_done = true;
-        }
-        break;
-      }
+    if (printf_flags(st)) continue;
+    st.arg_num = arg_number(st.arg_num, format, st.i, args.size(), st.after_index, st.good);
+    printf_width(st);
+    printf_precision(st);
+    if (!st.after_index) {
+      st.arg_num = arg_number(st.arg_num, format, st.i, args.size(), st.after_index, st.good);
     }
-    if (simple_done) continue;
-
-    arg_num = arg_number(arg_num, format, i, args.size(), after_index, good);
-    if (i < end && format[i] == '*') {
-      ++i;
-      m_f.wid_present = int_from_arg(args, arg_num, m_f.wid);
-      if (!m_f.wid_present) buf += "%!(BADWIDTH)";
-      if (m_f.wid < 0) {
-        m_f.wid = -m_f.wid;
-        m_f.minus = true;
-        m_f.zero = false;
-      }
-      after_index = false;
-    } else {
-      m_f.wid_present = parse_num(format, i, end, m_f.wid);
-      if (after_index && m_f.wid_present) good = false;  // "%[3]2d"
-    }
-
-    if (i + 1 < end && format[i] == '.') {
-      ++i;
-      if (after_index) good = false;  // "%[3].2d"
-      arg_num = arg_number(arg_num, format, i, args.size(), after_index, good);
-      if (i < end && format[i] == '*') {
-        ++i;
-        m_f.prec_present = int_from_arg(args, arg_num, m_f.prec);
-        if (m_f.prec < 0) {
-          m_f.prec = 0;
-          m_f.prec_present = false;
-        }
-        if (!m_f.prec_present) buf += "%!(BADPREC)";
-        after_index = false;
-      } else {
-        m_f.prec_present = parse_num(format, i, end, m_f.prec);
-        if (!m_f.prec_present) {
-          m_f.prec = 0;
-          m_f.prec_present = true;
-        }
-      }
-    }
-
-    if (!after_index) arg_num = arg_number(arg_num, format, i, args.size(), after_index, good);
-
-    if (i >= end) {
+    if (st.i >= end) {
       buf += "%!(NOVERB)";
       break;
     }
-    go::Rune verb{static_cast<unsigned char>(format[i]), 1};
-    if (verb.r >= 0x80) verb = go::decode_rune(format.substr(i));
-    i += verb.width;
-
-    if (verb.r == '%') {
-      buf += '%';  // a literal percent takes no operand and ignores width and precision
-    } else if (!good) {
-      buf += "%!";
-      write_rune(verb.r);
-      buf += "(BADINDEX)";
-    } else if (arg_num >= args.size()) {
-      buf += "%!";
-      write_rune(verb.r);
-      buf += "(MISSING)";
-    } else if (verb.r == 'w') {
-      // %w is only for fmt.Errorf; Sprintf reports it as a bad verb.
-      m_arg = &args[arg_num++];
-      bad_verb('w');
-    } else {
-      print_verb(args[arg_num++], verb.r);
-    }
+    printf_verb(st);
   }
-
-  // Extra operands, unless the format used explicit indexes.
-  if (!m_reordered && arg_num < args.size()) {
-    clear_flags();
-    buf += "%!(EXTRA ";
-    for (size_t k = arg_num; k < args.size(); ++k) {
-      if (k > arg_num) buf += ", ";
-      if (args[k].is_nil()) {
-        buf += "<nil>";
-      } else {
-        buf += args[k].type_name();
-        buf += '=';
-        print_arg(args[k], 'v');
-      }
-    }
-    buf += ')';
-  }
+  printf_extra(args, st.arg_num);
 }
 
 }  // namespace fmt_detail

@@ -76,6 +76,23 @@ class Printer {
   void print_verb(const Value& arg, char32_t verb);
   size_t arg_number(size_t arg_num, std::string_view format, size_t& i, size_t num_args,
                     bool& found, bool& good);
+  /// Where do_printf is in its format and operands (doPrintf's locals).
+  struct PrintfState {
+    std::string_view format;
+    std::span<const Value> args;
+    size_t i = 0;              ///< next byte of format
+    size_t arg_num = 0;        ///< next operand
+    bool after_index = false;  ///< the previous item was an index like [3]
+    bool good = true;          ///< no bad index in the current directive
+  };
+  /// The flags after a '%'; true when a plain verb followed them and was printed.
+  bool printf_flags(PrintfState& st);
+  void printf_width(PrintfState& st);
+  void printf_precision(PrintfState& st);
+  /// The verb ending a directive, printed with its operand (or the error Go prints instead).
+  void printf_verb(PrintfState& st);
+  /// `%!(EXTRA type=value, …)` for operands no verb used.
+  void printf_extra(std::span<const Value> args, size_t arg_num);
 };
 
 }  // namespace ejob::render::fmt_detail
