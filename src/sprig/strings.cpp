@@ -209,6 +209,161 @@ std::string indent(int64_t spaces, const std::string& s) {
   return pad + replace_all(s, "\n", "\n" + pad);
 }
 
+/// Argument i, a string.
+const std::string& string_arg(const FuncArgs& a, size_t i) { return a[i].as_string(); }
+
+Value string_value(std::string x) { return Value::string(std::move(x)); }
+
+/// trunc, substr, repeat and the trims: they cut the string's bytes, as Go's slices do.
+void add_cutting(FuncMap& map) {
+  map.add("trunc", fn({P::Int, P::String}, [](const FuncArgs& a) {
+            int64_t c = a[0].as_int();
+            const std::string& x = string_arg(a, 1);
+            auto len = static_cast<int64_t>(x.size());
+            if (c < 0 && len + c > 0) return string_value(x.substr(static_cast<size_t>(len + c)));
+            if (c >= 0 && len > c) return string_value(x.substr(0, static_cast<size_t>(c)));
+            return string_value(x);
+          }));
+  map.add("substr", fn({P::Int, P::Int, P::String}, [](const FuncArgs& a) {
+            int64_t start = a[0].as_int();
+            int64_t end = a[1].as_int();
+            const std::string& x = string_arg(a, 2);
+            auto len = static_cast<int64_t>(x.size());
+            if (start < 0) return string_value(go_slice(x, 0, end));
+            if (end < 0 || end > len) return string_value(go_slice(x, start, len));
+            return string_value(go_slice(x, start, end));
+          }));
+  map.add("repeat", fn({P::Int, P::String}, [](const FuncArgs& a) {
+            return string_value(go_repeat(string_arg(a, 1), a[0].as_int()));
+          }));
+  auto trim_all = fn({P::String, P::String}, [](const FuncArgs& a) {
+    return string_value(trim_cutset(string_arg(a, 1), string_arg(a, 0)));
+  });
+  map.add("trimall", trim_all);
+  map.add("trimAll", trim_all);
+  map.add("trimSuffix", fn({P::String, P::String}, [](const FuncArgs& a) {
+            std::string_view x = string_arg(a, 1);
+            if (x.ends_with(string_arg(a, 0))) x.remove_suffix(string_arg(a, 0).size());
+            return string_value(std::string(x));
+          }));
+  map.add("trimPrefix", fn({P::String, P::String}, [](const FuncArgs& a) {
+            std::string_view x = string_arg(a, 1);
+            if (x.starts_with(string_arg(a, 0))) x.remove_prefix(string_arg(a, 0).size());
+            return string_value(std::string(x));
+          }));
+}
+
+/// contains, hasPrefix, hasSuffix.
+void add_tests(FuncMap& map) {
+  map.add("contains", fn({P::String, P::String}, [](const FuncArgs& a) {
+            return Value::boolean(string_arg(a, 1).find(string_arg(a, 0)) != std::string::npos);
+          }));
+  map.add("hasPrefix", fn({P::String, P::String}, [](const FuncArgs& a) {
+            return Value::boolean(string_arg(a, 1).starts_with(string_arg(a, 0)));
+          }));
+  map.add("hasSuffix", fn({P::String, P::String}, [](const FuncArgs& a) {
+            return Value::boolean(string_arg(a, 1).ends_with(string_arg(a, 0)));
+          }));
+}
+
+/// quote, squote and cat: the non-nil operands, joined by spaces.
+void add_joining(FuncMap& map) {
+  map.add("quote", fn_variadic({P::Any}, [](const FuncArgs& a) {
+            std::string out;
+            for (const Value& v : a.args) {
+              if (v.is_nil()) continue;
+              if (!out.empty()) out += ' ';
+              out += go_quote(strval(v));
+            }
+            return string_value(out);
+          }));
+  map.add("squote", fn_variadic({P::Any}, [](const FuncArgs& a) {
+            std::string out;
+            for (const Value& v : a.args) {
+              if (v.is_nil()) continue;
+              if (!out.empty()) out += ' ';
+              out += "'" + format_v(v) + "'";
+            }
+            return string_value(out);
+          }));
+  map.add("cat", fn_variadic({P::Any}, [](const FuncArgs& a) {
+            // fmt.Sprintf("%v %v …", non-nil args...): a space between every two, even when
+            // one of them prints as nothing (`cat "" "x"` is " x")
+            std::string out;
+            bool first = true;
+            for (const Value& v : a.args) {
+              if (v.is_nil()) continue;
+              if (!first) out += ' ';
+              first = false;
+              out += format_v(v);
+            }
+            return string_value(out);
+          }));
+}
+
+/// indent, nindent, replace, plural.
+void add_layout(FuncMap& map) {
+  map.add("indent", fn({P::Int, P::String}, [](const FuncArgs& a) {
+            return string_value(indent(a[0].as_int(), string_arg(a, 1)));
+          }));
+  map.add("nindent", fn({P::Int, P::String}, [](const FuncArgs& a) {
+            return string_value("\n" + indent(a[0].as_int(), string_arg(a, 1)));
+          }));
+  map.add("replace", fn({P::String, P::String, P::String}, [](const FuncArgs& a) {
+            return string_value(replace_all(string_arg(a, 2), string_arg(a, 0), string_arg(a, 1)));
+          }));
+  map.add("plural", fn({P::String, P::String, P::Int}, [](const FuncArgs& a) {
+            return string_value(a[2].as_int() == 1 ? string_arg(a, 0) : string_arg(a, 1));
+          }));
+}
+
+/// toString, toStrings, join and the splits: strings to and from lists.
+void add_conversions(FuncMap& map) {
+  map.add("toString", fn({P::Any}, [](const FuncArgs& a) { return string_value(strval(a[0])); }));
+  map.add("toStrings",
+          fn({P::Any}, [](const FuncArgs& a) { return string_list(to_string_slice(a[0])); }));
+  map.add("join", fn({P::String, P::Any}, [](const FuncArgs& a) {
+            std::string out;
+            bool first = true;
+            for (const std::string& part : to_string_slice(a[1])) {
+              if (!first) out += string_arg(a, 0);
+              out += part;
+              first = false;
+            }
+            return string_value(out);
+          }));
+  map.add("split", fn({P::String, P::String}, [](const FuncArgs& a) {
+            return split_map(split_n(string_arg(a, 1), string_arg(a, 0), -1));
+          }));
+  map.add("splitn", fn({P::String, P::Int, P::String}, [](const FuncArgs& a) {
+            return split_map(split_n(string_arg(a, 2), string_arg(a, 0), a[1].as_int()));
+          }));
+  map.add("splitList", fn({P::String, P::String}, [](const FuncArgs& a) {
+            return string_list(split_n(string_arg(a, 1), string_arg(a, 0), -1));
+          }));
+}
+
+/// abbrev, abbrevboth, wrap, wrapWith: shortened and wrapped text.
+void add_abbreviations(FuncMap& map) {
+  map.add("abbrev", fn({P::Int, P::String}, [](const FuncArgs& a) {
+            if (a[0].as_int() < 4) return a[1];
+            return string_value(abbreviate_full(string_arg(a, 1), 0, a[0].as_int()).value_or(""));
+          }));
+  map.add("abbrevboth", fn({P::Int, P::Int, P::String}, [](const FuncArgs& a) {
+            int64_t left = a[0].as_int();
+            int64_t right = a[1].as_int();
+            if (right < 4 || (left > 0 && right < 7)) return a[2];
+            return string_value(abbreviate_full(string_arg(a, 2), left, right).value_or(""));
+          }));
+  map.add("wrap", fn({P::Int, P::String}, [](const FuncArgs& a) {
+            return string_value(wrap_custom(string_arg(a, 1), a[0].as_int(), "", false));
+          }));
+  map.add(
+      "wrapWith", fn({P::Int, P::String, P::String}, [](const FuncArgs& a) {
+        return string_value(wrap_custom(string_arg(a, 2), a[0].as_int(), string_arg(a, 1), true));
+      }));
+}
+
 }  // namespace
 
 std::vector<std::string> to_string_slice(const Value& v) {
@@ -224,130 +379,13 @@ std::vector<std::string> to_string_slice(const Value& v) {
 }
 
 void register_sprig_strings(FuncMap& map, const std::shared_ptr<const Env>& /*env*/) {
-  auto s = [](const FuncArgs& a, size_t i) -> const std::string& { return a[i].as_string(); };
-  auto str = [](std::string x) { return Value::string(std::move(x)); };
-  map.add("hello", fn({}, [=](const FuncArgs&) { return str("Hello!"); }));
-  map.add("trunc", fn({P::Int, P::String}, [=](const FuncArgs& a) {
-            int64_t c = a[0].as_int();
-            const std::string& x = s(a, 1);
-            auto len = static_cast<int64_t>(x.size());
-            if (c < 0 && len + c > 0) return str(x.substr(static_cast<size_t>(len + c)));
-            if (c >= 0 && len > c) return str(x.substr(0, static_cast<size_t>(c)));
-            return str(x);
-          }));
-  map.add("substr", fn({P::Int, P::Int, P::String}, [=](const FuncArgs& a) {
-            int64_t start = a[0].as_int();
-            int64_t end = a[1].as_int();
-            const std::string& x = s(a, 2);
-            auto len = static_cast<int64_t>(x.size());
-            if (start < 0) return str(go_slice(x, 0, end));
-            if (end < 0 || end > len) return str(go_slice(x, start, len));
-            return str(go_slice(x, start, end));
-          }));
-  map.add("repeat", fn({P::Int, P::String},
-                       [=](const FuncArgs& a) { return str(go_repeat(s(a, 1), a[0].as_int())); }));
-  auto trim_all = fn({P::String, P::String},
-                     [=](const FuncArgs& a) { return str(trim_cutset(s(a, 1), s(a, 0))); });
-  map.add("trimall", trim_all);
-  map.add("trimAll", trim_all);
-  map.add("trimSuffix", fn({P::String, P::String}, [=](const FuncArgs& a) {
-            std::string_view x = s(a, 1);
-            if (x.ends_with(s(a, 0))) x.remove_suffix(s(a, 0).size());
-            return str(std::string(x));
-          }));
-  map.add("trimPrefix", fn({P::String, P::String}, [=](const FuncArgs& a) {
-            std::string_view x = s(a, 1);
-            if (x.starts_with(s(a, 0))) x.remove_prefix(s(a, 0).size());
-            return str(std::string(x));
-          }));
-  map.add("contains", fn({P::String, P::String}, [=](const FuncArgs& a) {
-            return Value::boolean(s(a, 1).find(s(a, 0)) != std::string::npos);
-          }));
-  map.add("hasPrefix", fn({P::String, P::String}, [=](const FuncArgs& a) {
-            return Value::boolean(s(a, 1).starts_with(s(a, 0)));
-          }));
-  map.add("hasSuffix", fn({P::String, P::String}, [=](const FuncArgs& a) {
-            return Value::boolean(s(a, 1).ends_with(s(a, 0)));
-          }));
-  map.add("quote", fn_variadic({P::Any}, [=](const FuncArgs& a) {
-            std::string out;
-            for (const Value& v : a.args) {
-              if (v.is_nil()) continue;
-              if (!out.empty()) out += ' ';
-              out += go_quote(strval(v));
-            }
-            return str(out);
-          }));
-  map.add("squote", fn_variadic({P::Any}, [=](const FuncArgs& a) {
-            std::string out;
-            for (const Value& v : a.args) {
-              if (v.is_nil()) continue;
-              if (!out.empty()) out += ' ';
-              out += "'" + format_v(v) + "'";
-            }
-            return str(out);
-          }));
-  map.add("cat", fn_variadic({P::Any}, [=](const FuncArgs& a) {
-            // fmt.Sprintf("%v %v …", non-nil args...): a space between every two, even when
-            // one of them prints as nothing (`cat "" "x"` is " x")
-            std::string out;
-            bool first = true;
-            for (const Value& v : a.args) {
-              if (v.is_nil()) continue;
-              if (!first) out += ' ';
-              first = false;
-              out += format_v(v);
-            }
-            return str(out);
-          }));
-  map.add("indent", fn({P::Int, P::String},
-                       [=](const FuncArgs& a) { return str(indent(a[0].as_int(), s(a, 1))); }));
-  map.add("nindent", fn({P::Int, P::String}, [=](const FuncArgs& a) {
-            return str("\n" + indent(a[0].as_int(), s(a, 1)));
-          }));
-  map.add("replace", fn({P::String, P::String, P::String}, [=](const FuncArgs& a) {
-            return str(replace_all(s(a, 2), s(a, 0), s(a, 1)));
-          }));
-  map.add("plural", fn({P::String, P::String, P::Int}, [=](const FuncArgs& a) {
-            return str(a[2].as_int() == 1 ? s(a, 0) : s(a, 1));
-          }));
-  map.add("toString", fn({P::Any}, [=](const FuncArgs& a) { return str(strval(a[0])); }));
-  map.add("toStrings",
-          fn({P::Any}, [](const FuncArgs& a) { return string_list(to_string_slice(a[0])); }));
-  map.add("join", fn({P::String, P::Any}, [=](const FuncArgs& a) {
-            std::string out;
-            bool first = true;
-            for (const std::string& part : to_string_slice(a[1])) {
-              if (!first) out += s(a, 0);
-              out += part;
-              first = false;
-            }
-            return str(out);
-          }));
-  map.add("split", fn({P::String, P::String},
-                      [=](const FuncArgs& a) { return split_map(split_n(s(a, 1), s(a, 0), -1)); }));
-  map.add("splitn", fn({P::String, P::Int, P::String}, [=](const FuncArgs& a) {
-            return split_map(split_n(s(a, 2), s(a, 0), a[1].as_int()));
-          }));
-  map.add("splitList", fn({P::String, P::String}, [=](const FuncArgs& a) {
-            return string_list(split_n(s(a, 1), s(a, 0), -1));
-          }));
-  map.add("abbrev", fn({P::Int, P::String}, [=](const FuncArgs& a) {
-            if (a[0].as_int() < 4) return a[1];
-            return str(abbreviate_full(s(a, 1), 0, a[0].as_int()).value_or(""));
-          }));
-  map.add("abbrevboth", fn({P::Int, P::Int, P::String}, [=](const FuncArgs& a) {
-            int64_t left = a[0].as_int();
-            int64_t right = a[1].as_int();
-            if (right < 4 || (left > 0 && right < 7)) return a[2];
-            return str(abbreviate_full(s(a, 2), left, right).value_or(""));
-          }));
-  map.add("wrap", fn({P::Int, P::String}, [=](const FuncArgs& a) {
-            return str(wrap_custom(s(a, 1), a[0].as_int(), "", false));
-          }));
-  map.add("wrapWith", fn({P::Int, P::String, P::String}, [=](const FuncArgs& a) {
-            return str(wrap_custom(s(a, 2), a[0].as_int(), s(a, 1), true));
-          }));
+  map.add("hello", fn({}, [](const FuncArgs&) { return string_value("Hello!"); }));
+  add_cutting(map);
+  add_tests(map);
+  add_joining(map);
+  add_layout(map);
+  add_conversions(map);
+  add_abbreviations(map);
 }
 
 }  // namespace ejob::render::sprig
