@@ -88,14 +88,9 @@ std::string trim_space(std::string_view s) {
     s.remove_prefix(d.width);
   }
   while (!s.empty()) {
-    size_t start = s.size() - 1;
-    while (start > 0 && s.size() - start < 4 &&
-           (static_cast<unsigned char>(s[start]) & 0xC0) == 0x80) {
-      --start;
-    }
-    go::Rune d = go::decode_rune(s.substr(start));
-    if (start + d.width != s.size() || !d.valid() || !is_space(d.r)) break;
-    s.remove_suffix(s.size() - start);
+    go::Rune d = go::decode_last_rune(s);
+    if (!d.valid() || !is_space(d.r)) break;
+    s.remove_suffix(d.width);
   }
   return std::string(s);
 }

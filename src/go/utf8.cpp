@@ -37,6 +37,18 @@ Rune decode_rune(std::string_view s) {
   return {k_rune_error, 1};
 }
 
+Rune decode_last_rune(std::string_view s) {
+  if (s.empty()) return {k_rune_error, 0};
+  // The last rune starts at most three continuation bytes before the end.
+  size_t start = s.size() - 1;
+  while (start > 0 && s.size() - start < 4 && is_cont(static_cast<unsigned char>(s[start]))) {
+    --start;
+  }
+  Rune d = decode_rune(s.substr(start));
+  if (start + d.width != s.size()) return {k_rune_error, 1};
+  return d;
+}
+
 void append_rune(std::string& out, char32_t r) {
   if (r > 0x10FFFF || (r >= 0xD800 && r <= 0xDFFF)) r = k_rune_error;
   if (r < 0x80) {

@@ -24,6 +24,10 @@ struct Rune {
 /// decode as {k_rune_error, 1}; an empty string as {k_rune_error, 0}.
 Rune decode_rune(std::string_view s);
 
+/// utf8.DecodeLastRuneInString: the rune that ends s, decoded as decode_rune does; an
+/// encoding error (or a rune cut short) is {k_rune_error, 1}, an empty string {k_rune_error, 0}.
+Rune decode_last_rune(std::string_view s);
+
 /// utf8.AppendRune: invalid runes (surrogates, > U+10FFFF) are written as U+FFFD.
 void append_rune(std::string& out, char32_t r);
 

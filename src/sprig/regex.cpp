@@ -19,16 +19,6 @@
 
 namespace ejob::render::sprig {
 
-// Runes as Go's unicode/utf8 and unicode packages see them.
-using go::append_rune;
-using go::decode_rune;
-using go::from_runes;
-using go::k_rune_error;
-using go::map_runes;
-using go::Rune;
-using go::to_runes;
-using namespace unicode;
-
 namespace {
 
 using P = Param;

@@ -12,16 +12,6 @@
 
 namespace ejob::render::sprig {
 
-// Runes as Go's unicode/utf8 and unicode packages see them.
-using go::append_rune;
-using go::decode_rune;
-using go::from_runes;
-using go::k_rune_error;
-using go::map_runes;
-using go::Rune;
-using go::to_runes;
-using namespace unicode;
-
 namespace {
 
 using P = Param;
@@ -100,19 +90,9 @@ std::string trim_cutset(std::string_view s, std::string_view cutset) {
     s.remove_prefix(d.width);
   }
   while (!s.empty()) {
-    // Find the start of the last rune (Go's DecodeLastRuneInString).
-    size_t start = s.size() - 1;
-    while (start > 0 && s.size() - start < 4 &&
-           (static_cast<unsigned char>(s[start]) & 0xC0) == 0x80) {
-      --start;
-    }
-    Rune d = decode_rune(s.substr(start));
-    if (start + d.width != s.size()) {
-      d = {k_rune_error, 1};
-      start = s.size() - 1;
-    }
+    Rune d = decode_last_rune(s);
     if (!rune_in(cutset, d.r)) break;
-    s.remove_suffix(s.size() - start);
+    s.remove_suffix(d.width);
   }
   return std::string(s);
 }

@@ -11,11 +11,24 @@
 #include <string_view>
 #include <vector>
 
+#include "ejob/go/unicode.hpp"
+#include "ejob/go/utf8.hpp"
 #include "ejob/go/value.hpp"
 #include "ejob/template/funcs.hpp"
 #include "ejob/util/base64.hpp"  // base64_encode/decode, as Go's StdEncoding
 
 namespace ejob::render::sprig {
+
+// Sprig's functions see runes as Go's unicode/utf8 and unicode packages do.
+using go::append_rune;
+using go::decode_last_rune;
+using go::decode_rune;
+using go::from_runes;
+using go::k_rune_error;
+using go::map_runes;
+using go::Rune;
+using go::to_runes;
+using namespace unicode;
 
 /// Whether a Go function returns (T, error): the executor then accepts a FuncError.
 enum class Ret : uint8_t { Value, ValueError };

@@ -22,6 +22,17 @@ def write(root, rel, text):
         f.write(text)
 
 
+def fails_with(script, root, expected):
+    """Whether the check exits 1 naming `expected`; prints what it said either way."""
+    result = run(script, root)
+    if result.returncode != 1 or expected not in result.stdout:
+        print("not reported as %r (exit %d):\n%s%s" % (
+            expected, result.returncode, result.stdout, result.stderr))
+        return False
+    print(result.stdout.strip())
+    return True
+
+
 def main(repo):
     script = os.path.join(repo, "scripts", "check-layers.py")
     root = tempfile.mkdtemp(prefix="ejob-layers-")
@@ -34,20 +45,11 @@ def main(repo):
             print("an allowed include was refused:\n" + clean.stdout + clean.stderr)
             return 1
         write(root, "src/go/bad.hpp", '#pragma once\n#include "ejob/template/funcs.hpp"\n')
-        planted = run(script, root)
-        expected = "src/go/bad.hpp:2: src/go includes src/template"
-        if planted.returncode != 1 or expected not in planted.stdout:
-            print("the planted violation was not reported as %r (exit %d):\n%s%s" % (
-                expected, planted.returncode, planted.stdout, planted.stderr))
+        if not fails_with(script, root, "src/go/bad.hpp:2: src/go includes src/template"):
             return 1
         write(root, "src/newarea/x.cpp", '#include "ejob/helm/chart.hpp"\n')
-        unlisted = run(script, root)
-        expected = "src/newarea: no row in docs/ARCHITECTURE.md's table"
-        if unlisted.returncode != 1 or expected not in unlisted.stdout:
-            print("the folder without a row was not reported as %r (exit %d):\n%s%s" % (
-                expected, unlisted.returncode, unlisted.stdout, unlisted.stderr))
+        if not fails_with(script, root, "src/newarea: no row in docs/ARCHITECTURE.md's table"):
             return 1
-        print(unlisted.stdout.strip())
         return 0
     finally:
         shutil.rmtree(root, ignore_errors=True)
