@@ -337,6 +337,73 @@ std::string duration_string(int64_t ns) {
   return neg ? "-" + out : out;
 }
 
+namespace {
+
+/// The largest magnitude of a duration in nanoseconds, as unsigned: 1<<63.
+constexpr uint64_t k_duration_limit = uint64_t{1} << 63;
+
+bool is_digit(char c) { return c >= '0' && c <= '9'; }
+
+/// time's leadingInt: the digits at the start of s (consumed; `any` says whether there were
+/// some), or nullopt past the limit.
+std::optional<uint64_t> leading_int(std::string_view& s, bool& any) {
+  uint64_t v = 0;
+  size_t i = 0;
+  for (; i < s.size() && is_digit(s[i]); ++i) {
+    if (v > (k_duration_limit - 1) / 10) return std::nullopt;
+    v = v * 10 + static_cast<uint64_t>(s[i] - '0');
+    if (v > k_duration_limit) return std::nullopt;
+  }
+  any = i > 0;
+  s.remove_prefix(i);
+  return v;
+}
+
+/// A fraction's digits as value / scale.
+struct Fraction {
+  uint64_t value = 0;
+  double scale = 1;
+  bool any = false;  ///< there was at least one digit
+};
+
+/// time's leadingFraction: the digits at the start of s (consumed); digits past what fits are
+/// dropped.
+Fraction leading_fraction(std::string_view& s) {
+  Fraction f;
+  bool overflow = false;
+  size_t j = 0;
+  for (; j < s.size() && is_digit(s[j]); ++j) {
+    if (overflow) continue;
+    if (f.value > (k_duration_limit - 1) / 10) {
+      overflow = true;
+      continue;
+    }
+    uint64_t y = f.value * 10 + static_cast<uint64_t>(s[j] - '0');
+    if (y > k_duration_limit) {
+      overflow = true;
+      continue;
+    }
+    f.value = y;
+    f.scale *= 10;
+  }
+  f.any = j > 0;
+  s.remove_prefix(j);
+  return f;
+}
+
+/// time's unitMap: nanoseconds per unit, 0 for a unit Go does not know.
+uint64_t unit_nanos(std::string_view unit) {
+  if (unit == "ns") return 1;
+  if (unit == "us" || unit == "µs" || unit == "μs") return 1000;
+  if (unit == "ms") return 1000000;
+  if (unit == "s") return 1000000000;
+  if (unit == "m") return 60000000000;
+  if (unit == "h") return 3600000000000;
+  return 0;
+}
+
+}  // namespace
+
 std::optional<int64_t> parse_duration(std::string_view s, std::string& error) {
   std::string orig(s);
   auto invalid = [&] {
@@ -351,79 +418,42 @@ std::optional<int64_t> parse_duration(std::string_view s, std::string& error) {
   }
   if (s == "0") return 0;
   if (s.empty()) return invalid();
-  constexpr uint64_t k_limit = uint64_t{1} << 63;
   while (!s.empty()) {
-    if (!(s[0] == '.' || (s[0] >= '0' && s[0] <= '9'))) return invalid();
-    uint64_t v = 0;
-    size_t i = 0;
-    for (; i < s.size() && s[i] >= '0' && s[i] <= '9'; ++i) {
-      if (v > (k_limit - 1) / 10) return invalid();
-      v = v * 10 + static_cast<uint64_t>(s[i] - '0');
-      if (v > k_limit) return invalid();
-    }
-    bool pre = i > 0;
-    s.remove_prefix(i);
-    uint64_t f = 0;
-    double scale = 1;
-    bool post = false;
+    if (!(s[0] == '.' || is_digit(s[0]))) return invalid();
+    bool pre = false;
+    std::optional<uint64_t> v = leading_int(s, pre);
+    if (!v) return invalid();
+    Fraction f;
     if (!s.empty() && s[0] == '.') {
       s.remove_prefix(1);
-      bool overflow = false;
-      size_t j = 0;
-      for (; j < s.size() && s[j] >= '0' && s[j] <= '9'; ++j) {
-        if (overflow) continue;
-        if (f > (k_limit - 1) / 10) {
-          overflow = true;
-          continue;
-        }
-        uint64_t y = f * 10 + static_cast<uint64_t>(s[j] - '0');
-        if (y > k_limit) {
-          overflow = true;
-          continue;
-        }
-        f = y;
-        scale *= 10;
-      }
-      post = j > 0;
-      s.remove_prefix(j);
+      f = leading_fraction(s);
     }
-    if (!pre && !post) return invalid();
+    if (!pre && !f.any) return invalid();
     size_t u = 0;
-    while (u < s.size() && s[u] != '.' && !(s[u] >= '0' && s[u] <= '9')) ++u;
+    while (u < s.size() && s[u] != '.' && !is_digit(s[u])) ++u;
     if (u == 0) {
       error = "time: missing unit in duration " + quote(orig);
       return std::nullopt;
     }
     std::string_view unit_name = s.substr(0, u);
     s.remove_prefix(u);
-    uint64_t unit = 0;
-    if (unit_name == "ns")
-      unit = 1;
-    else if (unit_name == "us" || unit_name == "µs" || unit_name == "μs")
-      unit = 1000;
-    else if (unit_name == "ms")
-      unit = 1000000;
-    else if (unit_name == "s")
-      unit = 1000000000;
-    else if (unit_name == "m")
-      unit = 60000000000;
-    else if (unit_name == "h")
-      unit = 3600000000000;
+    uint64_t unit = unit_nanos(unit_name);
     if (unit == 0) {
       error = "time: unknown unit " + quote(unit_name) + " in duration " + quote(orig);
       return std::nullopt;
     }
-    if (v > k_limit / unit) return invalid();
-    v *= unit;
-    if (f > 0) {
-      v += static_cast<uint64_t>(static_cast<double>(f) * (static_cast<double>(unit) / scale));
-      if (v > k_limit) return invalid();
+    if (*v > k_duration_limit / unit) return invalid();
+    uint64_t n = *v * unit;
+    if (f.value > 0) {
+      n += static_cast<uint64_t>(static_cast<double>(f.value) *
+                                 (static_cast<double>(unit) / f.scale));
+      if (n > k_duration_limit) return invalid();
     }
-    d += v;
-    if (d > k_limit) return invalid();
+    d += n;
+    if (d > k_duration_limit) return invalid();
   }
   if (neg) return static_cast<int64_t>(0 - d);
-  if (d > k_limit - 1) return invalid();
+  if (d > k_duration_limit - 1) return invalid();
   return static_cast<int64_t>(d);
 }
 
