@@ -87,9 +87,8 @@ Value slice(const FuncArgs& a) {
   return Value::list(std::move(out), list.is_list() ? list.type() : GoType::ListAny);
 }
 
-}  // namespace
-
-void register_sprig_lists(FuncMap& map) {
+/// list, tuple, append/push, prepend and chunk: lists made or grown.
+void add_building(FuncMap& map) {
   auto list = fn_variadic(
       {P::Any}, [](const FuncArgs& a) { return any_list(List(a.args.begin(), a.args.end())); });
   map.add("list", list);
@@ -108,6 +107,10 @@ void register_sprig_lists(FuncMap& map) {
            }));
   add_pair(map, "chunk",
            fn({P::Int, P::Any}, [](const FuncArgs& a) { return chunk(a[0].as_int(), a[1]); }));
+}
+
+/// last, first, rest, initial and reverse.
+void add_ends(FuncMap& map) {
   add_pair(map, "last", fn({P::Any}, [](const FuncArgs& a) {
              List items = elements_or_throw(a[0], "Cannot find last on type");
              return items.empty() ? Value() : items.back();
@@ -133,6 +136,10 @@ void register_sprig_lists(FuncMap& map) {
              std::reverse(items.begin(), items.end());
              return any_list(std::move(items));
            }));
+}
+
+/// compact, uniq, without, has and slice.
+void add_filters(FuncMap& map) {
   add_pair(map, "compact", fn({P::Any}, [](const FuncArgs& a) {
              List out;
              for (Value& v : elements_or_throw(a[0], "Cannot compact on type")) {
@@ -162,6 +169,10 @@ void register_sprig_lists(FuncMap& map) {
              return Value::boolean(in_list(items, a[0]));
            }));
   add_pair(map, "slice", fn_variadic({P::Any, P::Any}, slice));
+}
+
+/// concat and sortAlpha.
+void add_joined(FuncMap& map) {
   map.add("concat", fn_variadic({P::Any}, [](const FuncArgs& a) {
             List out;
             for (const Value& l : a.args) {
@@ -177,6 +188,15 @@ void register_sprig_lists(FuncMap& map) {
             std::sort(items.begin(), items.end());
             return string_list(std::move(items));
           }));
+}
+
+}  // namespace
+
+void register_sprig_lists(FuncMap& map) {
+  add_building(map);
+  add_ends(map);
+  add_filters(map);
+  add_joined(map);
 }
 
 }  // namespace ejob::render::sprig
