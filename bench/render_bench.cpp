@@ -13,8 +13,8 @@
 #include <string_view>
 #include <vector>
 
-#include "ejob/render/chart.hpp"
-#include "ejob/render/render_chart.hpp"
+#include "ejob/helm/chart.hpp"
+#include "ejob/helm/render_chart.hpp"
 
 namespace {
 

@@ -11,12 +11,12 @@
 #include "ejob/cli/job_table.hpp"
 #include "ejob/cli/kube_flags.hpp"
 #include "ejob/cli/local_job.hpp"
+#include "ejob/go/time.hpp"
 #include "ejob/job/cluster_backend.hpp"
 #include "ejob/job/cluster_submit.hpp"
 #include "ejob/job/job_pods.hpp"
 #include "ejob/job/job_wait.hpp"
 #include "ejob/job/jobs.hpp"
-#include "ejob/render/go_time.hpp"
 #include "ejob/util/error.hpp"
 
 namespace ejob::cli {

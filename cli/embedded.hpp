@@ -8,7 +8,7 @@
 #include <string_view>
 #include <vector>
 
-#include "ejob/render/chart.hpp"
+#include "ejob/helm/chart.hpp"
 
 namespace ejob::cli {
 

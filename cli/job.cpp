@@ -11,10 +11,11 @@
 
 #include "ejob/cli/embedded.hpp"
 #include "ejob/cli/manifest_objects.hpp"
+#include "ejob/go/json.hpp"
+#include "ejob/go/unicode.hpp"
+#include "ejob/helm/chart_metadata.hpp"
 #include "ejob/job/job_schema.hpp"
 #include "ejob/job/job_values.hpp"
-#include "ejob/render/chart_metadata.hpp"
-#include "ejob/render/json.hpp"
 #include "ejob/util/error.hpp"
 
 namespace ejob::cli {
@@ -73,7 +74,7 @@ void add_value_flags(CLI::App& app, JobRequest& request) {
 
 std::string read_input_file(const std::string& path) {
   std::ostringstream text;
-  if (render::trim_space(path) == "-") {
+  if (render::unicode::trim_space(path) == "-") {
     text << std::cin.rdbuf();
     return text.str();
   }

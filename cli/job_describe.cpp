@@ -125,17 +125,11 @@ std::string event_age(const Json& ev, Clock::time_point now) {
          or_none(age_of(event_first_time(ev), now)) + ")";
 }
 
-std::string describe_job(const JobView& view, Clock::time_point now) {
-  const Json& job = view.job;
-  const std::string name = json_text(json_at(job, {"metadata", "name"}));
-  const Json& spec = json_at(job, {"spec"});
-  const Json& worker = json_at(spec, {"replicaSpecs", "Worker"});
-  const Json& pod_spec = json_at(worker, {"template", "spec"});
-  const Json& containers = json_at(pod_spec, {"containers"});
-  const Json first = containers.is_array() && !containers.empty() ? containers[0] : Json::object();
-  const Json& counts = json_at(job, {"status", "replicaStatuses", "Worker"});
-  std::string out;
-  field(out, "Name", name);
+namespace {
+
+/// Name, namespace, status and the job's times.
+void describe_header(std::string& out, const Json& job, Clock::time_point now) {
+  field(out, "Name", json_text(json_at(job, {"metadata", "name"})));
   field(out, "Namespace", json_text(json_at(job, {"metadata", "namespace"})));
   field(out, "Status", job_status(job));
   const std::string created = json_text(json_at(job, {"metadata", "creationTimestamp"}));
@@ -143,6 +137,16 @@ std::string describe_job(const JobView& view, Clock::time_point now) {
         or_none(created) + (created.empty() ? "" : " (" + age_of(created, now) + " ago)"));
   if (std::string done = json_text(json_at(job, {"status", "completionTime"})); !done.empty())
     field(out, "Completed", done + " (" + age_of(done, now) + " ago)");
+}
+
+/// What the workers run and where: image, args, counts, resources, placement, rendezvous.
+void describe_worker_spec(std::string& out, const JobView& view) {
+  const Json& spec = json_at(view.job, {"spec"});
+  const Json& worker = json_at(spec, {"replicaSpecs", "Worker"});
+  const Json& pod_spec = json_at(worker, {"template", "spec"});
+  const Json& containers = json_at(pod_spec, {"containers"});
+  const Json first = containers.is_array() && !containers.empty() ? containers[0] : Json::object();
+  const Json& counts = json_at(view.job, {"status", "replicaStatuses", "Worker"});
   field(out, "Image", or_none(json_text(json_at(first, {"image"}))));
   std::string args;
   if (const Json& list = json_at(first, {"args"}); list.is_array())
@@ -167,67 +171,76 @@ std::string describe_job(const JobView& view, Clock::time_point now) {
     rdzv += " (pod " + json_text(json_at(pod, {"metadata", "name"})) + ": " + pod_status_word(pod) +
             ")";
   field(out, "Rendezvous", rdzv);
+}
 
-  const Json& conditions = json_at(job, {"status", "conditions"});
-  if (conditions.is_array() && !conditions.empty()) {
-    out += "Conditions:\n";
-    std::vector<Row> rows = {{"TYPE", "STATUS", "REASON", "AGE", "MESSAGE"}};
+/// A section that is a table (its title, then the rows indented), or `TITLE: <none>`.
+void table_section(std::string& out, const char* title, const std::vector<Row>& rows) {
+  if (rows.size() <= 1) {
+    field(out, title, "<none>");
+    return;
+  }
+  out += std::string(title) + ":\n";
+  out += indented_table(rows);
+}
+
+void describe_conditions(std::string& out, const Json& job, Clock::time_point now) {
+  std::vector<Row> rows = {{"TYPE", "STATUS", "REASON", "AGE", "MESSAGE"}};
+  if (const Json& conditions = json_at(job, {"status", "conditions"}); conditions.is_array())
     for (const Json& c : conditions)
       rows.push_back({json_text(c.value("type", Json())), json_text(c.value("status", Json())),
                       json_text(c.value("reason", Json())),
                       or_none(age_of(json_text(c.value("lastTransitionTime", Json())), now)),
                       json_text(c.value("message", Json()))});
-    out += indented_table(rows);
-  } else {
-    field(out, "Conditions", "<none>");
-  }
+  table_section(out, "Conditions", rows);
+}
 
-  if (!view.workers.empty()) {
-    out += "Worker pods:\n";
-    std::vector<Row> rows = {{"NAME", "STATUS", "RESTARTS", "NODE", "IP", "AGE"}};
-    for (const Json& pod : view.workers)
-      rows.push_back({json_text(json_at(pod, {"metadata", "name"})), pod_status_word(pod),
-                      std::to_string(pod_restarts(pod)),
-                      or_none(json_text(json_at(pod, {"spec", "nodeName"}))),
-                      or_none(json_text(json_at(pod, {"status", "podIP"}))), object_age(pod, now)});
-    out += indented_table(rows);
-  } else {
-    field(out, "Worker pods", "<none>");
-  }
+/// The current worker pods and how often their containers restarted.
+void describe_worker_pods(std::string& out, const JobView& view, Clock::time_point now) {
+  std::vector<Row> rows = {{"NAME", "STATUS", "RESTARTS", "NODE", "IP", "AGE"}};
+  for (const Json& pod : view.workers)
+    rows.push_back({json_text(json_at(pod, {"metadata", "name"})), pod_status_word(pod),
+                    std::to_string(pod_restarts(pod)),
+                    or_none(json_text(json_at(pod, {"spec", "nodeName"}))),
+                    or_none(json_text(json_at(pod, {"status", "podIP"}))), object_age(pod, now)});
+  table_section(out, "Worker pods", rows);
   int restarts = 0;
   for (const Json& pod : view.workers) restarts += pod_restarts(pod);
   field(out, "Restarts", std::to_string(restarts) + " (containers restarted in the current pods)");
+}
 
-  const std::vector<Eviction> evictions = job_evictions(view);
-  if (!evictions.empty()) {
-    out += "Evictions:\n";
-    std::vector<Row> rows = {{"POD", "AGE", "WHY"}};
-    for (const Eviction& e : evictions)
-      rows.push_back({e.pod, or_none(age_of(e.time, now)), e.why});
-    out += indented_table(rows);
-  } else {
-    field(out, "Evictions", "<none>");
-  }
+void describe_evictions(std::string& out, const JobView& view, Clock::time_point now) {
+  std::vector<Row> rows = {{"POD", "AGE", "WHY"}};
+  for (const Eviction& e : job_evictions(view))
+    rows.push_back({e.pod, or_none(age_of(e.time, now)), e.why});
+  table_section(out, "Evictions", rows);
+}
 
-  const std::vector<Json> events = job_events(job, view.events);
-  if (!events.empty()) {
-    out += "Events:\n";
-    std::vector<Row> rows = {{"TYPE", "REASON", "AGE", "FROM", "OBJECT", "MESSAGE"}};
-    for (const Json& ev : events) {
-      std::string from = json_text(json_at(ev, {"source", "component"}));
-      if (from.empty()) from = json_text(ev.value("reportingComponent", Json()));
-      std::string kind = json_text(json_at(ev, {"involvedObject", "kind"}));
-      std::transform(kind.begin(), kind.end(), kind.begin(),
-                     [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
-      rows.push_back({json_text(ev.value("type", Json())), json_text(ev.value("reason", Json())),
-                      event_age(ev, now), or_none(from),
-                      kind + "/" + json_text(json_at(ev, {"involvedObject", "name"})),
-                      json_text(ev.value("message", Json()))});
-    }
-    out += indented_table(rows);
-  } else {
-    field(out, "Events", "<none>");
+void describe_events(std::string& out, const JobView& view, Clock::time_point now) {
+  std::vector<Row> rows = {{"TYPE", "REASON", "AGE", "FROM", "OBJECT", "MESSAGE"}};
+  for (const Json& ev : job_events(view.job, view.events)) {
+    std::string from = json_text(json_at(ev, {"source", "component"}));
+    if (from.empty()) from = json_text(ev.value("reportingComponent", Json()));
+    std::string kind = json_text(json_at(ev, {"involvedObject", "kind"}));
+    std::transform(kind.begin(), kind.end(), kind.begin(),
+                   [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+    rows.push_back({json_text(ev.value("type", Json())), json_text(ev.value("reason", Json())),
+                    event_age(ev, now), or_none(from),
+                    kind + "/" + json_text(json_at(ev, {"involvedObject", "name"})),
+                    json_text(ev.value("message", Json()))});
   }
+  table_section(out, "Events", rows);
+}
+
+}  // namespace
+
+std::string describe_job(const JobView& view, Clock::time_point now) {
+  std::string out;
+  describe_header(out, view.job, now);
+  describe_worker_spec(out, view);
+  describe_conditions(out, view.job, now);
+  describe_worker_pods(out, view, now);
+  describe_evictions(out, view, now);
+  describe_events(out, view, now);
   return out;
 }
 

@@ -27,12 +27,12 @@
 #include "ejob/cli/kube_flags.hpp"
 #include "ejob/cli/local_job.hpp"
 #include "ejob/cli/log_printer.hpp"
+#include "ejob/go/time.hpp"
 #include "ejob/job/cluster_backend.hpp"
 #include "ejob/job/cluster_submit.hpp"
 #include "ejob/job/job_pods.hpp"
 #include "ejob/kubeapi/api_error.hpp"
 #include "ejob/kubeapi/exec_plugin.hpp"
-#include "ejob/render/go_time.hpp"
 #include "ejob/util/error.hpp"
 
 namespace ejob::cli {

@@ -1,11 +1,11 @@
 #include "ejob/cli/manifest_objects.hpp"
 
+#include "ejob/go/json.hpp"
+#include "ejob/helm/manifests.hpp"
 #include "ejob/job/job_request.hpp"
-#include "ejob/render/json.hpp"
-#include "ejob/render/manifests.hpp"
-#include "ejob/render/yaml_emit.hpp"
-#include "ejob/render/yaml_load.hpp"
 #include "ejob/util/error.hpp"
+#include "ejob/yaml/emit.hpp"
+#include "ejob/yaml/load.hpp"
 
 namespace ejob::cli {
 

@@ -12,9 +12,9 @@
 #include "ejob/cli/commands.hpp"
 #include "ejob/cli/job.hpp"
 #include "ejob/cli/run.hpp"
-#include "ejob/render/chart_metadata.hpp"
+#include "ejob/helm/chart_metadata.hpp"
+#include "ejob/helm/render_chart.hpp"
 #include "ejob/render/naming.hpp"
-#include "ejob/render/render_chart.hpp"
 #include "ejob/util/error.hpp"
 
 namespace ejob::cli {

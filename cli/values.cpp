@@ -7,7 +7,7 @@
 #include "ejob/cli/commands.hpp"
 #include "ejob/cli/job.hpp"
 #include "ejob/cli/run.hpp"
-#include "ejob/render/json.hpp"
+#include "ejob/go/json.hpp"
 
 namespace ejob::cli {
 

@@ -74,7 +74,7 @@ endforeach()
 add_library(ejob_curl_loader STATIC EXCLUDE_FROM_ALL
             ${PROJECT_SOURCE_DIR}/src/util/lean/curl_loader.cpp)
 target_include_directories(ejob_curl_loader PUBLIC ${CURL_INCLUDE_DIRS})
-target_link_libraries(ejob_curl_loader PRIVATE ejob_flags PUBLIC ${CMAKE_DL_LIBS})
+target_link_libraries(ejob_curl_loader PRIVATE ejob_flags ejob_util PUBLIC ${CMAKE_DL_LIBS})
 
 ejob_lean_choice(ejob::yaml-cpp yaml-cpp ejob_static_yaml_cpp)
 ejob_lean_choice(ejob::re2 PkgConfig::RE2 ejob_static_re2)

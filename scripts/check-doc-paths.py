@@ -16,7 +16,7 @@ import subprocess
 import sys
 
 TOP = ("src", "cli", "tests", "docs", "scripts", "charts", "packaging", "bench", "examples",
-       "cmake", "include_root", "templates", ".ci")
+       "cmake", "templates", ".ci")
 PATH = re.compile(r"(?<![\w/.-])((?:\.\./)*(?:shared|%s)/[\w./{},*<>-]*)" % "|".join(
     re.escape(t) for t in TOP))
 

@@ -4,7 +4,8 @@ writes down (its "may include" table): each offending line is named as FILE:LINE
 
 An area is a folder (src/util, src/job, cli, ...); a header is reached as
 `#include "ejob/<name>/..."`, and <name> is the area whose folder ends in <name> (cli for
-`ejob/cli/`). An area may always include itself.
+`ejob/cli/`). An area may always include itself. Every folder under src/ must have a row, so
+that a new area cannot escape the check.
 
     scripts/check-layers.py [ROOT]     exit 0: every include allowed; 1: violations listed
 """
@@ -63,10 +64,19 @@ def violations(root, table):
     return found
 
 
+def missing_rows(root, table):
+    """A line for each folder under src/ that the table does not name."""
+    src = os.path.join(root, "src")
+    folders = sorted(d for d in os.listdir(src) if os.path.isdir(os.path.join(src, d))) \
+        if os.path.isdir(src) else []
+    return ["src/%s: no row in docs/ARCHITECTURE.md's table (what may it include?)" % d
+            for d in folders if "src/" + d not in table]
+
+
 def main(argv):
     root = os.path.abspath(argv[1] if len(argv) > 1 else os.path.join(os.path.dirname(__file__), ".."))
     table = read_table(root)
-    found = violations(root, table)
+    found = missing_rows(root, table) + violations(root, table)
     for line in found:
         print("check-layers: " + line)
     return 1 if found else 0

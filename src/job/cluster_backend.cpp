@@ -2,11 +2,11 @@
 
 #include <thread>
 
+#include "ejob/go/time.hpp"
 #include "ejob/job/cluster_submit.hpp"
 #include "ejob/job/job_pods.hpp"
 #include "ejob/job/job_view.hpp"
 #include "ejob/job/job_wait.hpp"
-#include "ejob/render/go_time.hpp"
 #include "ejob/util/error.hpp"
 
 namespace ejob::job {

@@ -9,7 +9,7 @@
 #include <string>
 #include <vector>
 
-#include "ejob/render/value.hpp"
+#include "ejob/go/value.hpp"
 
 namespace ejob::job {
 

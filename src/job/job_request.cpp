@@ -6,12 +6,12 @@
 #include <memory>
 #include <nlohmann/json.hpp>
 
+#include "ejob/go/json.hpp"
+#include "ejob/helm/chart_metadata.hpp"
 #include "ejob/job/job_flags.hpp"
 #include "ejob/job/job_schema.hpp"
 #include "ejob/job/job_values.hpp"
 #include "ejob/job/value_locator.hpp"
-#include "ejob/render/chart_metadata.hpp"
-#include "ejob/render/json.hpp"
 #include "ejob/util/error.hpp"
 
 namespace ejob::job {

@@ -14,12 +14,12 @@
 #include <optional>
 #include <string>
 
+#include "ejob/go/value.hpp"
+#include "ejob/helm/chart.hpp"
+#include "ejob/helm/coalesce.hpp"
+#include "ejob/helm/render_chart.hpp"
 #include "ejob/job/job_flags.hpp"
 #include "ejob/kubeapi/client.hpp"
-#include "ejob/render/chart.hpp"
-#include "ejob/render/coalesce.hpp"
-#include "ejob/render/render_chart.hpp"
-#include "ejob/render/value.hpp"
 
 namespace ejob::job {
 

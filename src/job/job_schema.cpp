@@ -6,7 +6,7 @@
 #include <cmath>
 #include <nlohmann/json.hpp>
 
-#include "ejob/render/json.hpp"
+#include "ejob/go/json.hpp"
 #include "ejob/util/error.hpp"
 #include "ejob/util/spelling.hpp"
 

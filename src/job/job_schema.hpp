@@ -17,8 +17,8 @@
 #include <nlohmann/json_fwd.hpp>
 #include <string_view>
 
+#include "ejob/go/value.hpp"
 #include "ejob/job/value_locator.hpp"
-#include "ejob/render/value.hpp"
 
 namespace ejob::job {
 

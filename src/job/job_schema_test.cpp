@@ -5,7 +5,7 @@
 #include <nlohmann/json.hpp>
 #include <sstream>
 
-#include "ejob/render/json.hpp"
+#include "ejob/go/json.hpp"
 #include "ejob/util/error.hpp"
 
 namespace ejob::job {

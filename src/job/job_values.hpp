@@ -8,8 +8,8 @@
 #include <string>
 #include <string_view>
 
+#include "ejob/go/value.hpp"
 #include "ejob/job/value_locator.hpp"
-#include "ejob/render/value.hpp"
 
 namespace ejob::job {
 

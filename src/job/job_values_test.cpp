@@ -2,7 +2,7 @@
 
 #include <catch2/catch.hpp>
 
-#include "ejob/render/json.hpp"
+#include "ejob/go/json.hpp"
 #include "ejob/util/error.hpp"
 
 namespace ejob::job {

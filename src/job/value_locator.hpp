@@ -9,7 +9,7 @@
 #include <string>
 #include <vector>
 
-#include "ejob/render/coalesce.hpp"
+#include "ejob/helm/coalesce.hpp"
 #include "ejob/util/error.hpp"
 
 namespace ejob::job {

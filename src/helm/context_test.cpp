@@ -1,0 +1,83 @@
+#include "ejob/helm/context.hpp"
+
+#include <catch2/catch.hpp>
+
+#include "ejob/go/fmt.hpp"
+#include "ejob/template/funcs.hpp"
+#include "ejob/util/error.hpp"
+
+namespace ejob::render {
+namespace {
+
+Value field(const Value& obj, std::string_view name) {
+  Value out;
+  REQUIRE(obj.as_object().field(name, out));
+  return out;
+}
+
+Value call(const Value& obj, std::string_view name, std::vector<Value> args = {}) {
+  return obj.as_object().call(name, args);
+}
+
+TEST_CASE("render: Capabilities has the kube version, API versions and Helm version") {
+  Value caps = make_capabilities(parse_kube_version("v1.30.2"));
+  Value kv = field(caps, "KubeVersion");
+  CHECK(field(kv, "Version").as_string() == "v1.30.2");
+  CHECK(field(kv, "Major").as_string() == "1");
+  CHECK(field(kv, "Minor").as_string() == "30");
+  CHECK(call(kv, "GitVersion").as_string() == "v1.30.2");
+  CHECK(format_v(kv) == "v1.30.2");
+  Value apis = field(caps, "APIVersions");
+  CHECK(call(apis, "Has", {Value::string("apps/v1")}).as_bool());
+  CHECK_FALSE(call(apis, "Has", {Value::string("apps/v2")}).as_bool());
+  CHECK(field(field(caps, "HelmVersion"), "Version").as_string() == "v3.21.4");
+  CHECK(parse_kube_version(k_default_kube_version).version == "v1.36.0");
+  CHECK(parse_kube_version("1.29").version == "v1.29.0");
+  try {
+    parse_kube_version("one");
+    FAIL("no error");
+  } catch (const Error& e) {
+    CHECK(e.message() == R"(invalid kube version "one")");
+  }
+}
+
+TEST_CASE("render: Files reads, globs and splits chart files") {
+  Value files = make_files({{"conf/a.txt", "alpha\n"}, {"conf/b.txt", "l1\nl2"}, {"x.md", "doc"}});
+  CHECK(call(files, "Get", {Value::string("x.md")}).as_string() == "doc");
+  CHECK(call(files, "Get", {Value::string("none")}).as_string().empty());
+  CHECK(call(files, "GetBytes", {Value::string("x.md")}).type() == GoType::Bytes);
+  Value lines = call(files, "Lines", {Value::string("conf/b.txt")});
+  CHECK(format_v(lines) == "[l1 l2]");
+  CHECK(format_v(call(files, "Lines", {Value::string("conf/a.txt")})) == "[alpha]");
+  CHECK(call(files, "Lines", {Value::string("none")}).as_list().empty());
+  Value conf = call(files, "Glob", {Value::string("conf/*")});
+  CHECK(conf.as_object().underlying().as_map().size() == 2);
+  CHECK(call(conf, "AsConfig").as_string() == "a.txt: |\n  alpha\nb.txt: |-\n  l1\n  l2");
+  CHECK(call(call(files, "Glob", {Value::string("*.md")}), "AsSecrets").as_string() ==
+        "x.md: ZG9j");
+  try {
+    (void)call(files, "Get", {Value::integer(1)});
+    FAIL("no error");
+  } catch (const FuncError& e) {
+    CHECK(e.message == "wrong type for value; expected string; got int");
+  }
+}
+
+TEST_CASE("render: Release and Chart objects carry Helm's fields") {
+  Value rel = make_release("r", "ns");
+  CHECK(format_v(rel) ==
+        "map[IsInstall:true IsUpgrade:false Name:r Namespace:ns Revision:1 "
+        "Service:Helm]");
+  Chart c;
+  c.metadata.name = "demo";
+  c.metadata.app_version = "1.1";
+  c.metadata.annotations = {{"k", "v"}};
+  Value obj = make_chart_object(c);
+  CHECK(field(obj, "Name").as_string() == "demo");
+  CHECK(field(obj, "AppVersion").as_string() == "1.1");
+  CHECK(field(obj, "IsRoot").as_bool());
+  CHECK(format_v(field(obj, "Annotations")) == "map[k:v]");
+}
+
+}  // namespace
+}  // namespace ejob::render

@@ -1,0 +1,284 @@
+#include "ejob/helm/manifests.hpp"
+
+#include <fmt/format.h>
+#include <re2/re2.h>
+
+#include <algorithm>
+#include <cctype>
+
+#include "ejob/go/fmt.hpp"
+#include "ejob/go/unicode.hpp"
+#include "ejob/helm/chart_metadata.hpp"
+#include "ejob/helm/glob.hpp"
+#include "ejob/util/error.hpp"
+#include "ejob/yaml/load.hpp"
+
+namespace ejob::render {
+namespace {
+
+/// Helm v3's InstallOrder.
+constexpr std::string_view k_install_order[] = {
+    "PriorityClass",
+    "Namespace",
+    "NetworkPolicy",
+    "ResourceQuota",
+    "LimitRange",
+    "PodSecurityPolicy",
+    "PodDisruptionBudget",
+    "ServiceAccount",
+    "Secret",
+    "SecretList",
+    "ConfigMap",
+    "StorageClass",
+    "PersistentVolume",
+    "PersistentVolumeClaim",
+    "CustomResourceDefinition",
+    "ClusterRole",
+    "ClusterRoleList",
+    "ClusterRoleBinding",
+    "ClusterRoleBindingList",
+    "Role",
+    "RoleList",
+    "RoleBinding",
+    "RoleBindingList",
+    "Service",
+    "DaemonSet",
+    "Pod",
+    "ReplicationController",
+    "ReplicaSet",
+    "Deployment",
+    "HorizontalPodAutoscaler",
+    "StatefulSet",
+    "Job",
+    "CronJob",
+    "IngressClass",
+    "Ingress",
+    "APIService",
+};
+
+/// Hook events Helm knows (release.HookEvent names plus Helm 2's `test-success`).
+constexpr std::string_view k_hook_events[] = {
+    "pre-install",  "post-install", "pre-delete",    "post-delete", "pre-upgrade",
+    "post-upgrade", "pre-rollback", "post-rollback", "test",        "test-success",
+};
+
+int kind_rank(std::string_view kind) {
+  auto it = std::find(std::begin(k_install_order), std::end(k_install_order), kind);
+  return it == std::end(k_install_order) ? -1 : static_cast<int>(it - std::begin(k_install_order));
+}
+
+/// Helm's lessByKind.
+bool less_by_kind(const Manifest& a, const Manifest& b) {
+  int ra = kind_rank(a.kind);
+  int rb = kind_rank(b.kind);
+  if (ra < 0 && rb < 0) return a.kind < b.kind;
+  if (ra < 0) return false;
+  if (rb < 0) return true;
+  return ra < rb;
+}
+
+std::string base_name(std::string_view path) {
+  size_t slash = path.rfind('/');
+  return std::string(slash == std::string_view::npos ? path : path.substr(slash + 1));
+}
+
+/// The parts of a document's head Helm looks at (releaseutil.SimpleHead).
+struct Head {
+  std::string kind;
+  bool has_hook = false;
+  std::string hook;
+};
+
+/// A scalar as sigs.k8s.io/yaml writes it into a Go string field (via chart_metadata rules).
+std::string head_string(const Value& v, std::string_view field) {
+  if (v.is_nil()) return "";
+  if (v.is_string()) return v.as_string();
+  if (v.is_bool()) return v.as_bool() ? "true" : "false";
+  if (v.is_float()) {
+    double f = v.as_float();
+    if (f == static_cast<double>(static_cast<int64_t>(f)) && std::abs(f) < 9007199254740992.0)
+      return std::to_string(static_cast<int64_t>(f));
+    return format_float(f, 'g', -1, 32);
+  }
+  throw Error(ErrorCode::Input,
+              fmt::format("error unmarshaling JSON: while decoding JSON: json: cannot unmarshal "
+                          "{} into Go struct field {} of type string",
+                          json_kind_name(v), field));
+}
+
+Head read_head(const std::string& doc, const std::string& path) {
+  Head head;
+  try {
+    Value v = load_yaml(doc, path);
+    if (v.is_nil()) return head;
+    if (v.type() != GoType::MapAny)
+      throw Error(ErrorCode::Input,
+                  "error unmarshaling JSON: while decoding JSON: json: cannot unmarshal " +
+                      json_kind_name(v) + " into Go value of type releaseutil.SimpleHead");
+    const Map& m = v.as_map();
+    if (auto it = m.find("kind"); it != m.end())
+      head.kind = head_string(it->second, "SimpleHead.kind");
+    auto meta = m.find("metadata");
+    if (meta == m.end() || meta->second.type() != GoType::MapAny) return head;
+    auto ann = meta->second.as_map().find("annotations");
+    if (ann == meta->second.as_map().end() || ann->second.type() != GoType::MapAny) return head;
+    for (const auto& [k, val] : ann->second.as_map()) {
+      std::string s = head_string(val, "SimpleHead.metadata.annotations");
+      if (k == "helm.sh/hook") {
+        head.has_hook = true;
+        head.hook = s;
+      }
+    }
+  } catch (const Error& e) {
+    throw Error(ErrorCode::Input, "YAML parse error on " + path + ": " + e.message(), e.where());
+  }
+  return head;
+}
+
+/// True when every comma-separated event of a hook annotation is known.
+bool known_hook(const std::string& events) {
+  size_t start = 0;
+  while (start <= events.size()) {
+    size_t comma = events.find(',', start);
+    std::string e = unicode::trim_space(
+        events.substr(start, comma == std::string::npos ? comma : comma - start));
+    std::transform(e.begin(), e.end(), e.begin(), [](unsigned char c) { return std::tolower(c); });
+    if (std::find(std::begin(k_hook_events), std::end(k_hook_events), e) == std::end(k_hook_events))
+      return false;
+    if (comma == std::string::npos) break;
+    start = comma + 1;
+  }
+  return true;
+}
+
+/// Go regexp's \s: [\t\n\f\r ].
+bool is_regexp_space(char c) {
+  return c == ' ' || c == '\t' || c == '\n' || c == '\f' || c == '\r';
+}
+
+struct Span {
+  size_t start;
+  size_t end;
+};
+
+/// The leftmost match at or after `from` of Helm's separator (?:^|\s*\n)---\s*, or npos: `---`
+/// at offset 0, or the whole run of whitespace ending in '\n' before a `---`; then the
+/// whitespace after it.
+Span next_separator(std::string_view s, size_t from) {
+  auto skip_space = [&](size_t i) {
+    while (i < s.size() && is_regexp_space(s[i])) ++i;
+    return i;
+  };
+  if (from == 0 && s.starts_with("---")) return {0, skip_space(3)};
+  size_t nl = s.find("\n---", from);
+  if (nl == std::string_view::npos) return {std::string::npos, std::string::npos};
+  size_t start = nl;
+  while (start > from && is_regexp_space(s[start - 1])) --start;
+  return {start, skip_space(nl + 4)};
+}
+
+std::string source_block(const Manifest& m) {
+  return "---\n# Source: " + m.path + "\n" + m.content + "\n";
+}
+
+}  // namespace
+
+std::vector<std::string> split_manifests(std::string_view file) {
+  std::string text = unicode::trim_space(file);
+  std::vector<std::string> pieces;
+  size_t beg = 0;
+  size_t end = 0;
+  size_t pos = 0;
+  // Go's Regexp.Split(s, -1): a piece before each match (unless the match starts the text at
+  // offset 0 and is empty-prefixed), then the tail unless the last match ended the text.
+  for (Span match = next_separator(text, pos); match.start != std::string::npos;
+       match = next_separator(text, pos)) {
+    end = match.start;
+    if (match.end != 0) pieces.push_back(text.substr(beg, end - beg));
+    beg = match.end;
+    pos = match.end;  // a match is never empty
+  }
+  if (end != text.size()) pieces.push_back(text.substr(beg));
+  std::vector<std::string> docs;
+  for (const std::string& p : pieces)
+    if (!p.empty()) docs.push_back(unicode::trim_space(p));
+  return docs;
+}
+
+SortedManifests sort_manifests(const std::map<std::string, std::string>& files,
+                               const std::function<void(const std::string&)>& warn) {
+  SortedManifests out;
+  for (const auto& [path, content] : files) {
+    if (base_name(path).starts_with('_')) continue;
+    if (unicode::trim_space(content).empty()) continue;
+    for (std::string& doc : split_manifests(content)) {
+      Head head = read_head(doc, path);
+      Manifest m{path, std::move(doc), head.kind};
+      if (!head.has_hook) {
+        out.manifests.push_back(std::move(m));
+      } else if (known_hook(head.hook)) {
+        out.hooks.push_back(std::move(m));
+      } else if (warn) {
+        warn("info: skipping unknown hook: " + go_quote(head.hook));
+      }
+    }
+  }
+  std::stable_sort(out.manifests.begin(), out.manifests.end(), less_by_kind);
+  std::stable_sort(out.hooks.begin(), out.hooks.end(), less_by_kind);
+  return out;
+}
+
+std::string format_manifests(const SortedManifests& sorted) {
+  std::string body;
+  for (const Manifest& m : sorted.manifests) body += source_block(m);
+  std::string out = unicode::trim_space(body) + "\n";
+  for (const Manifest& h : sorted.hooks) out += source_block(h);
+  return out;
+}
+
+std::string show_only(const std::string& output, const std::vector<std::string>& patterns) {
+  static const RE2 k_name(R"(# Source: [^/]+/(.+))");
+  std::vector<std::string> docs = split_manifests(output);
+  std::string out;
+  for (const std::string& pattern : patterns) {
+    bool missing = true;
+    for (const std::string& doc : docs) {
+      std::string name;
+      if (!RE2::PartialMatch(doc, k_name, &name)) continue;
+      bool matched = false;
+      try {
+        matched = filepath_match(pattern, name);
+      } catch (const Error&) {
+        matched = false;  // Helm ignores the pattern error and treats it as no match
+      }
+      if (!matched) continue;
+      out += "---\n" + doc + "\n";
+      missing = false;
+    }
+    if (missing) throw Error(ErrorCode::Input, "could not find template " + pattern + " in chart");
+  }
+  return out;
+}
+
+std::string write_output_dir(const SortedManifests& sorted, const std::string& dir,
+                             const WriteFile& write, const FileExists& exists) {
+  std::string log;
+  std::map<std::string, bool> written;
+  for (const Manifest& m : sorted.manifests) {
+    std::string target = dir + "/" + m.path;
+    write(target, source_block(m), written[m.path]);
+    written[m.path] = true;
+    log += "wrote " + target + "\n";
+  }
+  // Hooks append whenever the file already exists (even from an earlier run), as Helm does.
+  for (const Manifest& h : sorted.hooks) {
+    std::string target = dir + "/" + h.path;
+    write(target, source_block(h), exists(target));
+    log += "wrote " + target + "\n";
+  }
+  // Last comes the manifest text Helm prints, which is empty here: one newline.
+  std::string out = log + "\n";
+  return out;
+}
+
+}  // namespace ejob::render

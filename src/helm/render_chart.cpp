@@ -1,0 +1,185 @@
+#include "ejob/helm/render_chart.hpp"
+
+#include "ejob/go/fmt.hpp"
+#include "ejob/helm/context.hpp"
+#include "ejob/helm/engine.hpp"
+#include "ejob/helm/schema.hpp"
+#include "ejob/sprig/semver.hpp"
+#include "ejob/util/error.hpp"
+#include "ejob/yaml/load.hpp"
+
+namespace ejob::render {
+namespace {
+
+/// One template to execute and the chart context it runs in.
+struct TemplateJob {
+  std::string name;       ///< `chart/templates/x.yaml`
+  std::string base_path;  ///< `chart/templates`
+  Value context;          ///< the chart's shared context map
+};
+
+bool is_partial(std::string_view name) {
+  size_t slash = name.rfind('/');
+  return name.substr(slash == std::string_view::npos ? 0 : slash + 1).starts_with('_');
+}
+
+/// Helm's recAllTpls: the context map of `c` (and of its subcharts, under .Subcharts), and
+/// its templates appended to `sources`/`jobs`.
+Value build_context(const Chart& c, const Value& parent_values, const Value& release,
+                    const Value& capabilities, std::vector<TemplateSource>& sources,
+                    std::vector<TemplateJob>& jobs) {
+  Value values = Value::map(Map{}, GoType::Values);
+  if (c.is_root()) {
+    values = parent_values;
+  } else if (auto it = parent_values.as_map().find(c.name());
+             it != parent_values.as_map().end() && it->second.is_map()) {
+    values = Value::map(it->second.map_ptr(), GoType::Values);  // shared, as Values.Table
+  }
+  Value subcharts = Value::map();
+  Value next = Value::map({{"Chart", make_chart_object(c)},
+                           {"Files", make_files(c.files)},
+                           {"Release", release},
+                           {"Capabilities", capabilities},
+                           {"Values", values},
+                           {"Subcharts", subcharts}});
+  for (const ChartPtr& child : c.dependencies)
+    subcharts.mutable_map().insert_or_assign(
+        child->name(), build_context(*child, values, release, capabilities, sources, jobs));
+  std::string parent_id = c.full_path();
+  bool library = c.metadata.type == "library";
+  for (const ChartFile& t : c.templates) {
+    if (library && !is_partial(t.name)) continue;
+    std::string name = parent_id + "/" + t.name;
+    sources.push_back({name, t.data});
+    jobs.push_back({name, parent_id + "/templates", next});
+  }
+  return next;
+}
+
+/// Helm's CheckDependencies: every declared dependency must be in charts/.
+void check_dependencies(const Chart& chart) {
+  std::string missing;
+  for (const Dependency& d : chart.metadata.dependencies) {
+    bool found = false;
+    for (const ChartPtr& sub : chart.dependencies) found = found || sub->name() == d.name;
+    if (!found) missing += (missing.empty() ? "" : ", ") + d.name;
+  }
+  if (!missing.empty())
+    throw Error(ErrorCode::Input,
+                "An error occurred while checking for chart dependencies. You may need to run "
+                "`helm dependency build` to fetch missing dependencies: found in Chart.yaml, but "
+                "missing in charts/ directory: " +
+                    missing);
+}
+
+void check_kube_version(const Chart& chart, const KubeVersion& kube) {
+  const std::string& want = chart.metadata.kube_version;
+  if (want.empty() || is_compatible_range(want, kube.version)) return;
+  throw Error(ErrorCode::Input, "chart requires kubeVersion: " + want +
+                                    " which is incompatible with Kubernetes " + kube.version);
+}
+
+std::string print(const SortedManifests& sorted, const RenderOptions& options, const RenderIo& io) {
+  if (!options.output_dir.empty())
+    return write_output_dir(sorted, options.output_dir, io.write, io.exists);
+  std::string out = format_manifests(sorted);
+  if (!options.show_only.empty()) return show_only(out, options.show_only);
+  return out;
+}
+
+/// Full match of [a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*: labels of
+/// lower-case letters, digits and '-', separated by single dots, each starting and ending with
+/// a letter or digit.
+bool is_dns1123_subdomain(std::string_view name) {
+  auto alnum = [](char c) { return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9'); };
+  size_t start = 0;
+  while (true) {
+    size_t dot = name.find('.', start);
+    std::string_view label = name.substr(start, dot == std::string_view::npos ? dot : dot - start);
+    if (label.empty() || !alnum(label.front()) || !alnum(label.back())) return false;
+    for (char c : label)
+      if (!alnum(c) && c != '-') return false;
+    if (dot == std::string_view::npos) return true;
+    start = dot + 1;
+  }
+}
+
+}  // namespace
+
+void validate_release_name(const std::string& name) {
+  if (name.empty()) throw Error(ErrorCode::Usage, "release name \"\": no name provided");
+  if (name.size() > 53 || !is_dns1123_subdomain(name))
+    throw Error(ErrorCode::Usage,
+                "release name " + go_quote(name) +
+                    ": invalid release name, must match regex "
+                    R"(^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$)"
+                    " and the length must not be longer than 53");
+}
+
+std::map<std::string, std::string> render_templates(const Chart& chart, const Map& values,
+                                                    const Value& release,
+                                                    const Value& capabilities) {
+  std::vector<TemplateSource> sources;
+  std::vector<TemplateJob> jobs;
+  Value top = Value::map(values, GoType::Values);
+  build_context(chart, top, release, capabilities, sources, jobs);
+  Engine engine;
+  engine.parse(std::move(sources));
+  std::map<std::string, const TemplateJob*> by_name;
+  for (const TemplateJob& j : jobs) by_name[j.name] = &j;
+  std::map<std::string, std::string> rendered;
+  for (const std::string& name : engine.names()) {
+    auto it = by_name.find(name);
+    if (it == by_name.end() || is_partial(name)) continue;
+    const TemplateJob& job = *it->second;
+    job.context.mutable_map().insert_or_assign(
+        "Template",
+        Value::map({{"Name", Value::string(job.name)}, {"BasePath", Value::string(job.base_path)}},
+                   GoType::Values));
+    rendered[name] = engine.execute(name, job.context);
+  }
+  return rendered;
+}
+
+SortedManifests render_manifests(const RenderOptions& options, const RenderIo& io) {
+  Map user =
+      options.user_values ? *options.user_values : merge_user_values(options.values, io.read);
+  // process_dependencies edits the chart tree, so a caller's chart is rendered from a copy.
+  ChartPtr chart = options.chart ? options.chart->clone_tree() : load_chart(options.chart_dir);
+  if (!chart->metadata.type.empty() && chart->metadata.type != "application")
+    throw Error(ErrorCode::Input, chart->metadata.type + " charts are not installable");
+  if (chart->metadata.deprecated && io.warn) io.warn("WARNING: This chart is deprecated");
+  if (chart->metadata.has_dependencies) check_dependencies(*chart);
+  validate_release_name(options.release_name);
+  process_dependencies(*chart, user, io.warn);
+  KubeVersion kube = options.kube_version.empty() ? parse_kube_version(k_default_kube_version)
+                                                  : parse_kube_version(options.kube_version);
+  Map values = coalesce_values(*chart, user, io.warn);
+  validate_values(*chart, values);
+  check_kube_version(*chart, kube);
+  std::map<std::string, std::string> files = render_templates(
+      *chart, values, make_release(options.release_name, options.ns), make_capabilities(kube));
+  std::erase_if(files, [](const auto& f) { return f.first.ends_with("NOTES.txt"); });
+  return sort_manifests(files, io.warn);
+}
+
+std::string render_chart(const RenderOptions& options, const RenderIo& io) {
+  return print(render_manifests(options, io), options, io);
+}
+
+std::vector<Value> manifest_objects(const SortedManifests& sorted) {
+  std::vector<Value> objects;
+  for (const auto* list : {&sorted.manifests, &sorted.hooks})
+    for (const Manifest& m : *list) {
+      YamlDecoded d = try_load_yaml(m.content);
+      if (!d.error.empty())
+        throw Error(ErrorCode::Input, "YAML parse error on " + m.path + ": " + d.error);
+      if (d.value.is_nil()) continue;
+      if (!d.value.is_map())
+        throw Error(ErrorCode::Input, m.path + ": a document is not a Kubernetes object");
+      objects.push_back(std::move(d.value));
+    }
+  return objects;
+}
+
+}  // namespace ejob::render

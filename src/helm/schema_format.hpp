@@ -1,0 +1,23 @@
+#pragma once
+/// The `format` keyword of values.schema.json as gojsonschema (Helm 3 before 3.18) checks it,
+/// with the same Go functions behind each name: date, time and date-time (time.Parse with its
+/// layouts), hostname, uuid, json-pointer and relative-json-pointer (its regular expressions),
+/// ipv4 and ipv6 (net.ParseIP of Go 1.19, and a '.' or ':' in the text), uri and iri (url.Parse
+/// with a scheme), uri-reference and iri-reference (url.Parse), uri-template (url.Parse, then
+/// its expression on the path), regex (the pattern compiles). A backslash fails every uri
+/// form, as there.
+///
+/// email and idn-email are net/mail.ParseAddress (go/mail.hpp).
+
+#include <string_view>
+
+namespace ejob::render {
+
+/// Whether a string is of `format`; an unknown format accepts everything.
+bool string_has_format(std::string_view format, std::string_view text);
+
+/// Whether a number is of `format`: gojsonschema's checkers take strings only, so a number
+/// fails every format they know (email included) and passes the others.
+bool number_has_format(std::string_view format);
+
+}  // namespace ejob::render

@@ -1,0 +1,81 @@
+// Helm's serialization functions (pkg/engine/funcs.go): toYaml, toYamlPretty, fromYaml,
+// fromYamlArray, toJson, fromJson, fromJsonArray, toToml, fromToml. None of them fails the
+// template: encoders return "" (toToml: the error text), decoders put the error text in the
+// result ({"Error": msg} or [msg]).
+#include <string>
+
+#include "ejob/go/json.hpp"
+#include "ejob/helm/base_funcs.hpp"
+#include "ejob/helm/toml.hpp"
+#include "ejob/template/funcs.hpp"
+#include "ejob/yaml/emit.hpp"
+#include "ejob/yaml/load.hpp"
+
+namespace ejob::render {
+namespace {
+
+Function unary(Param p, FuncImpl impl) { return Function{{p}, false, false, std::move(impl)}; }
+
+std::string trim_newline(std::string s) {
+  if (!s.empty() && s.back() == '\n') s.pop_back();
+  return s;
+}
+
+// An encoder whose Go error becomes "".
+template <class Encode>
+Function encoder(Encode encode) {
+  return unary(Param::Any, [encode](const FuncArgs& a) {
+    try {
+      return Value::string(encode(a[0]));
+    } catch (const FuncError&) {
+      return Value::string("");
+    }
+  });
+}
+
+Value with_error_key(Value m, const std::string& error) {
+  if (!error.empty()) m.mutable_map().insert_or_assign("Error", Value::string(error));
+  return m;
+}
+
+Value error_list(Value l, const std::string& error) {
+  if (error.empty()) return l;
+  return Value::list(List{Value::string(error)});
+}
+
+}  // namespace
+
+void register_helm_serialization(FuncMap& map) {
+  map.add("toYaml", encoder([](const Value& v) { return trim_newline(to_yaml(v)); }));
+  map.add("toYamlPretty", encoder([](const Value& v) { return trim_newline(to_yaml_pretty(v)); }));
+  map.add("toJson", encoder([](const Value& v) { return json::marshal(v); }));
+  map.add("fromYaml", unary(Param::String, [](const FuncArgs& a) {
+            YamlDecoded d = try_load_yaml_map(a[0].as_string());
+            return with_error_key(d.value, d.error);
+          }));
+  map.add("fromYamlArray", unary(Param::String, [](const FuncArgs& a) {
+            YamlDecoded d = try_load_yaml_list(a[0].as_string());
+            return error_list(d.value, d.error);
+          }));
+  map.add("fromJson", unary(Param::String, [](const FuncArgs& a) {
+            json::Decoded d = json::unmarshal(a[0].as_string(), json::Target::Map);
+            return with_error_key(d.value, d.error);
+          }));
+  map.add("fromJsonArray", unary(Param::String, [](const FuncArgs& a) {
+            json::Decoded d = json::unmarshal(a[0].as_string(), json::Target::Slice);
+            return error_list(d.value, d.error);
+          }));
+  map.add("toToml", unary(Param::Any, [](const FuncArgs& a) {
+            try {
+              return Value::string(toml::encode(a[0]));
+            } catch (const FuncError& e) {
+              return Value::string(e.message);
+            }
+          }));
+  map.add("fromToml", unary(Param::String, [](const FuncArgs& a) {
+            toml::Decoded d = toml::decode(a[0].as_string());
+            return with_error_key(d.value, d.error);
+          }));
+}
+
+}  // namespace ejob::render

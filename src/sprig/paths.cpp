@@ -1,0 +1,389 @@
+// Sprig's path functions (Go's path and, on Unix identical, path/filepath), urlParse and
+// urlJoin (net/url Parse and URL.String of Go 1.19), Sprig's own `fail`, and getHostByName
+// (Helm replaces it; without DNS access here it resolves nothing and panics as Sprig does on an
+// empty answer).
+#include <algorithm>
+#include <string>
+#include <string_view>
+
+#include "ejob/go/strconv.hpp"
+#include "ejob/go/url.hpp"
+#include "ejob/sprig/support.hpp"
+
+namespace ejob::render::sprig {
+
+namespace {
+
+using P = Param;
+
+std::string clean(std::string_view path) {
+  if (path.empty()) return ".";
+  bool rooted = path[0] == '/';
+  size_t n = path.size();
+  std::string out;
+  size_t r = 0;
+  size_t dotdot = 0;
+  if (rooted) {
+    out = "/";
+    r = dotdot = 1;
+  }
+  while (r < n) {
+    if (path[r] == '/') {
+      ++r;
+    } else if (path[r] == '.' && (r + 1 == n || path[r + 1] == '/')) {
+      ++r;
+    } else if (path[r] == '.' && path[r + 1] == '.' && (r + 2 == n || path[r + 2] == '/')) {
+      r += 2;
+      if (out.size() > dotdot) {
+        out.pop_back();
+        while (out.size() > dotdot && out.back() != '/') out.pop_back();
+        if (out.size() > dotdot && out.back() == '/') out.pop_back();
+      } else if (!rooted) {
+        if (!out.empty()) out += '/';
+        out += "..";
+        dotdot = out.size();
+      }
+    } else {
+      if ((rooted && out.size() != 1) || (!rooted && !out.empty())) out += '/';
+      for (; r < n && path[r] != '/'; ++r) out += path[r];
+    }
+  }
+  return out.empty() ? "." : out;
+}
+
+std::string base(std::string_view path) {
+  if (path.empty()) return ".";
+  while (!path.empty() && path.back() == '/') path.remove_suffix(1);
+  size_t i = path.rfind('/');
+  if (i != std::string_view::npos) path.remove_prefix(i + 1);
+  return path.empty() ? "/" : std::string(path);
+}
+
+std::string dir(std::string_view path) {
+  size_t i = path.rfind('/');
+  return clean(i == std::string_view::npos ? "" : path.substr(0, i + 1));
+}
+
+std::string ext(std::string_view path) {
+  for (size_t i = path.size(); i > 0 && path[i - 1] != '/'; --i) {
+    if (path[i - 1] == '.') return std::string(path.substr(i - 1));
+  }
+  return "";
+}
+
+enum class Enc : uint8_t { Path, Host, UserPassword, Fragment };
+
+bool should_escape(char c, Enc mode) {
+  if ((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9')) return false;
+  if (mode == Enc::Host &&
+      std::string_view("!$&'()*+,;=:[]<>\"").find(c) != std::string_view::npos) {
+    return false;
+  }
+  if (c == '-' || c == '_' || c == '.' || c == '~') return false;
+  if (std::string_view("$&+,/:;=?@").find(c) != std::string_view::npos) {
+    switch (mode) {
+      case Enc::Path: return c == '?';
+      case Enc::UserPassword: return c == '@' || c == '/' || c == '?' || c == ':';
+      case Enc::Fragment: return false;
+      case Enc::Host: return true;
+    }
+  }
+  if (mode == Enc::Fragment && std::string_view("!()*").find(c) != std::string_view::npos) {
+    return false;
+  }
+  return true;
+}
+
+std::string escape(std::string_view s, Enc mode) {
+  static constexpr char k_hex[] = "0123456789ABCDEF";
+  std::string out;
+  for (char c : s) {
+    if (should_escape(c, mode)) {
+      auto u = static_cast<unsigned char>(c);
+      out += '%';
+      out += k_hex[u >> 4];
+      out += k_hex[u & 0xF];
+    } else {
+      out += c;
+    }
+  }
+  return out;
+}
+
+struct UrlError {
+  std::string message;
+  bool whole_url = false;  ///< the error names the URL with its fragment (setFragment's errors)
+};
+
+std::string unescape(std::string_view s, Enc mode) {
+  std::string out;
+  for (size_t i = 0; i < s.size(); ++i) {
+    char c = s[i];
+    if (c == '%') {
+      if (i + 2 >= s.size() || go::unhex(s[i + 1]) < 0 || go::unhex(s[i + 2]) < 0) {
+        throw UrlError{"invalid URL escape " + go::quote(s.substr(i, 3))};
+      }
+      int hi = go::unhex(s[i + 1]);
+      int lo = go::unhex(s[i + 2]);
+      // In a host only non-ASCII bytes may be percent-encoded (and %25 for zones).
+      if (mode == Enc::Host && hi < 8 && s.substr(i, 3) != "%25") {
+        throw UrlError{"invalid URL escape " + go::quote(s.substr(i, 3))};
+      }
+      out += static_cast<char>(hi * 16 + lo);
+      i += 2;
+      continue;
+    }
+    if (mode == Enc::Host && static_cast<unsigned char>(c) < 0x80 && should_escape(c, mode)) {
+      throw UrlError{"invalid character " + go::quote(std::string_view(&c, 1)) + " in host name"};
+    }
+    out += c;
+  }
+  return out;
+}
+
+bool valid_optional_port(std::string_view port) {
+  if (port.empty()) return true;
+  if (port[0] != ':') return false;
+  for (char c : port.substr(1)) {
+    if (c < '0' || c > '9') return false;
+  }
+  return true;
+}
+
+struct Url {
+  std::string scheme, opaque, host, path, raw_query, fragment, userinfo;
+  bool has_user = false;
+};
+
+std::string parse_host(std::string_view host) {
+  if (!host.empty() && host[0] == '[') {
+    size_t i = host.rfind(']');
+    if (i == std::string_view::npos) throw UrlError{"missing ']' in host"};
+    std::string_view port = host.substr(i + 1);
+    if (!valid_optional_port(port))
+      throw UrlError{"invalid port " + go::quote(port) + " after host"};
+  } else if (size_t i = host.rfind(':'); i != std::string_view::npos) {
+    std::string_view port = host.substr(i);
+    if (!valid_optional_port(port))
+      throw UrlError{"invalid port " + go::quote(port) + " after host"};
+  }
+  return unescape(host, Enc::Host);
+}
+
+/// User.String() of a parsed userinfo.
+std::string userinfo_string(std::string_view raw) {
+  size_t colon = raw.find(':');
+  if (colon == std::string_view::npos)
+    return escape(unescape(raw, Enc::UserPassword), Enc::UserPassword);
+  return escape(unescape(raw.substr(0, colon), Enc::UserPassword), Enc::UserPassword) + ":" +
+         escape(unescape(raw.substr(colon + 1), Enc::UserPassword), Enc::UserPassword);
+}
+
+Url parse_url(std::string_view raw) {
+  Url u;
+  size_t hash = raw.find('#');
+  std::string_view frag;
+  if (hash != std::string_view::npos) {
+    frag = raw.substr(hash + 1);
+    raw = raw.substr(0, hash);
+  }
+  for (char c : raw) {
+    if (static_cast<unsigned char>(c) < 0x20 || c == 0x7F) {
+      throw UrlError{"net/url: invalid control character in URL"};
+    }
+  }
+  std::string_view rest = raw;
+  if (raw != "*") {
+    for (size_t i = 0; i < raw.size(); ++i) {
+      char c = raw[i];
+      if ((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z')) continue;
+      if ((c >= '0' && c <= '9') || c == '+' || c == '-' || c == '.') {
+        if (i == 0) break;
+        continue;
+      }
+      if (c == ':') {
+        if (i == 0) throw UrlError{"missing protocol scheme"};
+        for (char s : raw.substr(0, i)) u.scheme += static_cast<char>(std::tolower(s));
+        rest = raw.substr(i + 1);
+      }
+      break;
+    }
+    size_t q = rest.find('?');
+    if (q != std::string_view::npos) {
+      u.raw_query = std::string(rest.substr(q + 1));
+      rest = rest.substr(0, q);
+    }
+    if (!rest.starts_with("/")) {
+      if (!u.scheme.empty()) {
+        u.opaque = std::string(rest);
+        rest = "";
+      } else if (rest.substr(0, rest.find('/')).find(':') != std::string_view::npos) {
+        throw UrlError{"first path segment in URL cannot contain colon"};
+      }
+    }
+    if ((!u.scheme.empty() || !rest.starts_with("///")) && rest.starts_with("//")) {
+      std::string_view authority = rest.substr(2);
+      rest = "";
+      if (size_t i = authority.find('/'); i != std::string_view::npos) {
+        rest = authority.substr(i);
+        authority = authority.substr(0, i);
+      }
+      size_t at = authority.rfind('@');
+      u.host = parse_host(at == std::string_view::npos ? authority : authority.substr(at + 1));
+      if (at != std::string_view::npos) {
+        std::string_view info = authority.substr(0, at);
+        bool valid = std::all_of(info.begin(), info.end(), [](char c) {
+          return (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') ||
+                 std::string_view("-._:~!$&'()*+,;=%@").find(c) != std::string_view::npos;
+        });
+        if (!valid) throw UrlError{"net/url: invalid userinfo"};
+        u.has_user = true;
+        u.userinfo = userinfo_string(authority.substr(0, at));
+      }
+    }
+    u.path = unescape(rest, Enc::Path);
+  } else {
+    u.path = "*";
+  }
+  try {
+    u.fragment = unescape(frag, Enc::Fragment);
+  } catch (UrlError& e) {
+    e.whole_url = true;
+    throw;
+  }
+  return u;
+}
+
+std::string hostname(const std::string& host) {
+  std::string h = host;
+  size_t colon = h.rfind(':');
+  if (colon != std::string::npos && valid_optional_port(std::string_view(h).substr(colon))) {
+    h = h.substr(0, colon);
+  }
+  if (h.starts_with("[") && h.ends_with("]")) h = h.substr(1, h.size() - 2);
+  return h;
+}
+
+Value url_parse(const std::string& raw) {
+  Url u;
+  try {
+    u = parse_url(raw);
+  } catch (const UrlError& e) {
+    // url.Parse reports the URL without its fragment unless the fragment itself is bad.
+    std::string_view shown =
+        e.whole_url ? std::string_view(raw) : std::string_view(raw).substr(0, raw.find('#'));
+    throw FuncError{"unable to parse url: parse " + go::quote(shown) + ": " + e.message};
+  }
+  Map d;
+  d["scheme"] = Value::string(u.scheme);
+  d["host"] = Value::string(u.host);
+  d["hostname"] = Value::string(hostname(u.host));
+  d["path"] = Value::string(u.path);
+  d["query"] = Value::string(u.raw_query);
+  d["opaque"] = Value::string(u.opaque);
+  d["fragment"] = Value::string(u.fragment);
+  d["userinfo"] = Value::string(u.userinfo);
+  return Value::map(std::move(d));
+}
+
+std::string dict_string(const Map& d, const std::string& key) {
+  auto it = d.find(key);
+  if (it == d.end()) return "";
+  if (!it->second.is_string()) {
+    if (it->second.is_nil()) throw_nil_deref();
+    throw FuncError{"unable to parse " + key + " key, must be of type string, but " +
+                    kind_name(it->second) + " found"};
+  }
+  return it->second.as_string();
+}
+
+std::string url_join(const Map& d) {
+  Url u;
+  u.scheme = dict_string(d, "scheme");
+  u.host = dict_string(d, "host");
+  u.path = dict_string(d, "path");
+  u.raw_query = dict_string(d, "query");
+  u.opaque = dict_string(d, "opaque");
+  u.fragment = dict_string(d, "fragment");
+  std::string userinfo = dict_string(d, "userinfo");
+  if (!userinfo.empty()) {
+    std::string probe = "proto://" + userinfo + "@host";
+    try {
+      Url parsed = parse_url(probe);
+      u.has_user = parsed.has_user;
+      u.userinfo = parsed.userinfo;
+    } catch (const UrlError& e) {
+      throw FuncError{"unable to parse userinfo in dict: parse " + go::quote(probe) + ": " +
+                      e.message};
+    }
+  }
+  std::string out;
+  if (!u.scheme.empty()) out += u.scheme + ":";
+  if (!u.opaque.empty()) {
+    out += u.opaque;
+  } else {
+    if (!u.scheme.empty() || !u.host.empty() || u.has_user) {
+      if (!u.host.empty() || !u.path.empty() || u.has_user) out += "//";
+      if (u.has_user) out += u.userinfo + "@";
+      if (!u.host.empty()) out += escape(u.host, Enc::Host);
+    }
+    std::string path = escape(u.path, Enc::Path);
+    if (!path.empty() && path[0] != '/' && !u.host.empty()) out += '/';
+    if (out.empty() && path.substr(0, path.find('/')).find(':') != std::string::npos) out += "./";
+    out += path;
+  }
+  if (!u.raw_query.empty()) out += "?" + u.raw_query;
+  if (!u.fragment.empty()) out += "#" + escape(u.fragment, Enc::Fragment);
+  return out;
+}
+
+}  // namespace
+
+void register_sprig_paths(FuncMap& map, const std::shared_ptr<const Env>& /*env*/) {
+  auto path_fn = [&](std::string name, std::string (*f)(std::string_view)) {
+    map.add(name,
+            fn({P::String}, [f](const FuncArgs& a) { return Value::string(f(a[0].as_string())); }));
+  };
+  for (const char* prefix : {"", "os"}) {
+    std::string p = prefix;
+    auto name = [&](std::string n) {
+      if (p.empty()) return n;
+      n[0] = static_cast<char>(std::toupper(static_cast<unsigned char>(n[0])));
+      return p + n;
+    };
+    path_fn(name("base"), base);
+    path_fn(name("dir"), dir);
+    path_fn(name("clean"), clean);
+    path_fn(name("ext"), ext);
+    map.add(name("isAbs"), fn({P::String}, [](const FuncArgs& a) {
+              return Value::boolean(a[0].as_string().starts_with("/"));
+            }));
+  }
+  map.add("urlParse",
+          fn({P::String}, [](const FuncArgs& a) { return url_parse(a[0].as_string()); }));
+  map.add("urlJoin", fn({P::MapAny},
+                        [](const FuncArgs& a) { return Value::string(url_join(a[0].as_map())); }));
+  map.add("fail",
+          fn(
+              {P::String}, [](const FuncArgs& a) -> Value { throw FuncError{a[0].as_string()}; },
+              Ret::ValueError));
+  map.add("getHostByName", fn({P::String}, [](const FuncArgs&) -> Value {
+            // Go indexes addrs[rand.Intn(0)] on an empty lookup result.
+            throw FuncError{"invalid argument to Intn"};
+          }));
+}
+
+}  // namespace ejob::render::sprig
+
+namespace ejob::render::go {
+
+std::optional<ParsedUrl> parse_url(std::string_view raw) {
+  try {
+    sprig::Url u = sprig::parse_url(raw);
+    return ParsedUrl{std::move(u.scheme), std::move(u.path)};
+  } catch (const sprig::UrlError&) {
+    return std::nullopt;
+  }
+}
+
+}  // namespace ejob::render::go

@@ -1,0 +1,76 @@
+// Expected values: Go 1.19 + Sprig 3.2.3 (text/template with sprig.TxtFuncMap()).
+#include <catch2/catch.hpp>
+
+#include "ejob/sprig/testing.hpp"
+
+using namespace ejob::render;
+using namespace ejob::render::sprig_testing;
+
+TEST_CASE("sprig: regex functions follow Go's regexp match loops") {
+  CHECK(show("regexMatch", {S("^[a-z]+$"), S("abc")}) == "true");
+  CHECK(show("regexMatch", {S("("), S("x")}) == "false");
+  CHECK(show("regexFindAll", {S("a."), S("aXaYaZ"), I(2)}) == "[aX aY]");
+  CHECK(show("regexFindAll", {S("a*"), S("baaab"), I(-1)}) == "[ aaa ]");
+  CHECK(show("regexFind", {S("[0-9]+"), S("ab123cd45")}) == "123");
+  CHECK(show("regexReplaceAll", {S("a(x*)b"), S("-ab-axxb-"), S("${1}W")}) == "-W-xxW-");
+  CHECK(show("regexReplaceAll", {S("a(x*)b"), S("-ab-axxb-"), S("$1W")}) == "---");
+  CHECK(show("regexReplaceAll", {S("(?P<n>x+)"), S("axxb"), S("[$n]")}) == "a[xx]b");
+  CHECK(show("regexReplaceAll", {S("a*"), S("baaac"), S("-")}) == "-b-c-");
+  CHECK(show("regexReplaceAll", {S("\\$"), S("a$b"), S("$$")}) == "a$b");
+  CHECK(show("regexReplaceAll", {S("b"), S("abc"), S("$")}) == "a$c");
+  CHECK(show("regexReplaceAllLiteral", {S("a(x*)b"), S("-ab-axxb-"), S("${1}")}) == "-${1}-${1}-");
+  CHECK(show("regexSplit", {S("a"), S("banana"), I(-1)}) == "[b n n ]");
+  CHECK(show("regexSplit", {S("a"), S("banana"), I(2)}) == "[b nana]");
+  CHECK(show("regexSplit", {S(""), S("abc"), I(-1)}) == "[a b c]");
+  CHECK(show("regexSplit", {S("x*"), S("axbc"), I(-1)}) == "[a b c]");
+  CHECK(show("regexQuoteMeta", {S("1.5*[a]")}) == "1\\.5\\*\\[a\\]");
+}
+
+TEST_CASE("sprig: regex compile errors read as Go's") {
+  CHECK(error_of("regexFind", {S("("), S("x")}) ==
+        "regexp: Compile(`(`): error parsing regexp: missing closing ): `(`");
+  CHECK(error_of("mustRegexFind", {S("("), S("x")}) ==
+        "error parsing regexp: missing closing ): `(`");
+  CHECK(error_of("mustRegexMatch", {S("a)"), S("x")}) ==
+        "error parsing regexp: unexpected ): `a)`");
+  CHECK(error_of("regexFind", {S("x{2,1}"), S("x")}) ==
+        "regexp: Compile(`x{2,1}`): error parsing regexp: invalid repeat count: `{2,1}`");
+  CHECK(error_of("regexFind", {S("\\8"), S("x")}) ==
+        "regexp: Compile(`\\8`): error parsing regexp: invalid escape sequence: `\\8`");
+  CHECK(error_of("regexFind", {S("[z-a]"), S("x")}) ==
+        "regexp: Compile(`[z-a]`): error parsing regexp: invalid character class range: `z-a`");
+  CHECK(error_of("regexFind", {S("a**"), S("x")}) ==
+        "regexp: Compile(`a**`): error parsing regexp: invalid nested repetition operator: `**`");
+  CHECK(error_of("regexFind", {S("*"), S("x")}) ==
+        "regexp: Compile(`*`): error parsing regexp: missing argument to repetition operator: `*`");
+  CHECK(error_of("regexFind", {S("[a"), S("x")}) ==
+        "regexp: Compile(`[a`): error parsing regexp: missing closing ]: `[a`");
+  CHECK(error_of("regexFind", {S("(?i"), S("x")}) ==
+        "regexp: Compile(`(?i`): error parsing regexp: invalid or unsupported Perl syntax: `(?i`");
+}
+
+TEST_CASE("sprig: semver and semverCompare follow Masterminds/semver 3.2") {
+  CHECK(show("semverCompare", {S(">=1.2.3-0"), S("1.2.4-beta")}) == "true");
+  CHECK(show("semverCompare", {S("1.x"), S("1.9.9")}) == "true");
+  CHECK(show("semverCompare", {S(">= 1.0, < 2.0 || 3.x"), S("3.1.0")}) == "true");
+  CHECK(show("semverCompare", {S("1.2.3 - 1.4"), S("1.3.0")}) == "true");
+  CHECK(show("semverCompare", {S(">=1.2.3 <1.5"), S("1.4.0")}) == "true");
+  CHECK(show("semverCompare", {S(">=1.20.0-0"), S("v1.19.3")}) == "false");
+  CHECK(show("semverCompare", {S("^1.2"), S("1.9.0")}) == "true");
+  CHECK(show("semverCompare", {S("~1.2.3"), S("1.3.0")}) == "false");
+  CHECK(show("semverCompare", {S(">1.0"), S("1.0.0-rc1")}) == "false");
+  CHECK(error_of("semverCompare", {S("abc"), S("1.0.0")}) == "improper constraint: abc");
+  CHECK(error_of("semverCompare", {S(">1.0"), S("abc")}) == "Invalid Semantic Version");
+  CHECK(show("semver", {S("v1.2.3-alpha.1+b5")}) == "1.2.3-alpha.1+b5");
+  CHECK(show("semver", {S("01.2.3")}) == "1.2.3");
+  CHECK(error_of("semver", {S("1.2.3-01")}) == "Version segment starts with 0");
+  CHECK(error_of("semver", {S("99999999999999999999")}) ==
+        "Error parsing version segment: strconv.ParseUint: parsing \"99999999999999999999\": "
+        "value out of range");
+  Value v = call("semver", {S("1.2")});
+  CHECK(v.type_name() == "*semver.Version");
+  CHECK(format_v(v.as_object().call("Major", {})) == "1");
+  Value next = v.as_object().call("IncMinor", {});
+  CHECK(format_v(next) == "1.3.0");
+  CHECK(next.type_name() == "semver.Version");
+}

@@ -1,0 +1,141 @@
+// The fast path must give what the full parser gives, or decline. Each text is compared with
+// the full parser's result for the same text plus a comment line holding a tab (which keeps
+// it out of the fast path and means nothing to YAML), and with the Go-verified load cases.
+#include "ejob/yaml/fast.hpp"
+
+#include <catch2/catch.hpp>
+#include <string>
+#include <vector>
+
+#include "ejob/go/fmt.hpp"
+#include "ejob/yaml/load.hpp"
+
+namespace ejob::render {
+namespace {
+
+struct LoadCase {
+  std::string text;
+  std::string any;  // %#v of the interface{} result
+  std::string any_error;
+  std::string map;
+  std::string map_error;
+  std::string list_error;
+};
+
+#include "testdata/yaml_load_cases.inc"
+
+constexpr std::string_view k_full_only = "\n#\t\n";
+
+std::string go_syntax(const Value& v) {
+  Value args[] = {v};
+  return sprintf("%#v", args);
+}
+
+/// %#v of the full parser's result, or its error.
+std::string full(const std::string& text) {
+  std::string slow_text = text + std::string(k_full_only);
+  REQUIRE_FALSE(yaml::load_simple(slow_text).has_value());
+  YamlDecoded d = try_load_yaml(slow_text);
+  return d.error.empty() ? go_syntax(d.value) : "error: " + d.error;
+}
+
+const std::vector<std::string> k_accepted = {
+    "",
+    "# only a comment\n\n",
+    "a: 1\nb: two\nc: true\nd: ~\ne: null\nf: 1.5\ng: 0x1F\nh: yes\ni: 2006-01-02\n",
+    "a: 'it''s'\nb: \"x y\"  # c\nc: ''\n'q k': 1\n\"d k\": 2\n",
+    "a: {}\nb: []\nc: {}  # none\n",
+    "a:\n  b:\n    c: d\n  e: f\ng: h\n",
+    "list:\n  - a\n  - 1\n  -\n  - ''\n",
+    "list:\n- a\n- b\nnext: 1\n",
+    "- host: x\n  paths:\n    - path: /\n      pathType: Prefix\n- host: y\n",
+    "a: |\n  line 1\n\n  line 3\n    indented\nb: 1\n",
+    "a: |-\n  x\n  y\n\n\nb: |\n  # not a comment\n",
+    "- |\n  text\n- |-\n  more\n",
+    "a:\n  scalar on next line\nb: 1\n",
+    "yes: 1\non: 2\n1: a\n1.5: b\n0x10: c\n",
+    "a: b # comment\nc: d#e\nf: http://x:80/y\ng: a,b[c]{d}\n",
+    "a: -1\nb: -x\nc: 1_000\nd: 0777\ne: .5\nf: 1e3\n",
+    "dup: 1\ndup: 2\n",
+    "  indented: map\n  second: 2\n",
+    "just a scalar\n",
+    "- a\n- b\n",
+    "a:\n  - x\n  # comment between\n  - y\n",
+    "metadata:\n  annotations:\n    \"helm.sh/hook\": test\n",
+    "command: ['wget']\nargs: [ \"a b\", 1, true, x.y/z , 'it''s' ]  # c\n",
+    "- [a, b]\n- [\"--flag=1\", -1, 1.5, null, a b]\n",
+};
+
+const std::vector<std::string> k_declined = {
+    "a: [a, [b]]\n",
+    "a: [a, {b: c}]\n",
+    "a: [a,]\n",
+    "a: [a, , b]\n",
+    "a: [a: b]\n",
+    "a: [a\n  , b]\n",
+    "a: [a] b\n",
+    "a: [- a]\n",
+    "a: [ ]\n",
+    "a: ['x\\y', \"x\\y\"]\n",
+    "a: &x 1\nb: *x\n",
+    "a: !!str 1\n",
+    "a: {b: c}\n",
+    "a: \"x\\ny\"\n",
+    "a: 'multi\n  line'\n",
+    "a: b\n  c\n",
+    "a:\tb\n",
+    "a: b\r\n",
+    "---\na: 1\n",
+    "a: 1\n...\n",
+    "%YAML 1.1\n---\na: 1\n",
+    "<<: {a: 1}\n",
+    "a: >\n  folded\n",
+    "a: |+\n  keep\n",
+    "a: |2\n  x\n",
+    "a: b: c\n",
+    "a: 1\n b: 2\n",
+    "a:\n  b: 1\n c: 2\n",
+    "- a\nb: 1\n",
+    "a: .inf\n",
+    "? a\n: b\n",
+    "a: @x\n",
+    "a: caf\xc3\xa9\n",
+    "~: 1\n",
+    "a: |\n\n  x\n",
+    "a: |\n  x\n   \n",
+    "- - a\n",
+    "key : v\n",
+    "a: 'x' y\n",
+};
+
+TEST_CASE("yaml_fast: the simple subset gives what the full parser gives") {
+  for (const std::string& text : k_accepted) {
+    INFO(text);
+    std::optional<Value> fast = yaml::load_simple(text);
+    REQUIRE(fast.has_value());
+    CHECK(go_syntax(*fast) == full(text));
+  }
+}
+
+TEST_CASE("yaml_fast: anything else is left to the full parser") {
+  for (const std::string& text : k_declined) {
+    INFO(text);
+    CHECK_FALSE(yaml::load_simple(text).has_value());
+  }
+}
+
+TEST_CASE("yaml_fast: Go-verified load cases, where the fast path answers") {
+  int answered = 0;
+  for (const auto& c : k_load_cases) {
+    INFO(c.text);
+    std::optional<Value> fast = yaml::load_simple(c.text);
+    if (!fast) continue;
+    ++answered;
+    CHECK(c.any_error.empty());
+    CHECK(go_syntax(*fast) == c.any);
+  }
+  CHECK(answered > 10);
+}
+
+}  // namespace
+}  // namespace ejob::render
