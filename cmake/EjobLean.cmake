@@ -6,20 +6,20 @@
 # variants interleaved, 300 runs each (bench/README.md has the method); the figure is the CPU
 # each piece saves per process, against ~9 ms for the whole lean process in that run
 # (~33 ms linked the ordinary way). A lean target
-#   - links no libcurl (-18 ms): src/util/lean/curl_loader.cpp defines the libcurl entry points
+#   - links no libcurl (-18 ms): cli/lean/curl_loader.cpp defines the libcurl entry points
 #     that ejob_kubeapi calls and loads libcurl.so.4 (with its ~30 libraries) on the first of
 #     them; libcurl then maps its own libssl/libcrypto, and the static libcrypto stays private
 #     to the executable,
 #   - links yaml-cpp, RE2, libcrypto, libcrypt, zlib, fmt and the C++ runtime statically
 #     (-7 ms; Debian ships their archives; fmt's is built here from its headers,
-#     src/util/lean/fmt_format.cpp),
+#     cmake/fmt_format.cpp),
 #   - is not position-independent (-2 ms: no relocations to apply to its ~400 KiB of vtables),
 #   - takes libm's few functions from libm.a (-1.1 ms), so that libc is its only shared
 #     library; test lean-libs/<target> fails when another one creeps in (libz.so.1 cost
 #     0.5 ms),
-#   - maps its first 128 KiB of heap at once (-0.9 ms, src/util/lean/prefault.cpp),
+#   - maps its first 128 KiB of heap at once (-0.9 ms, cli/lean/prefault.cpp),
 #   - takes small objects from per-thread free lists (-0.55 ms and 28% of the instructions;
-#     in-process renders 1.7x faster; src/util/lean/small_alloc.cpp).
+#     in-process renders 1.7x faster; cli/lean/small_alloc.cpp).
 # Other targets (tests, ejob-agent) link the shared libraries as before. The compile flags are
 # the same either way: the static twins carry their shared library's usage requirements.
 #
@@ -62,7 +62,7 @@ ejob_static_twin(ejob_static_crypt "" ${EJOB_LIBDIR}/libcrypt.a)
 ejob_static_twin(ejob_static_zlib ZLIB::ZLIB ${EJOB_LIBDIR}/libz.a)
 
 add_library(ejob_static_fmt STATIC EXCLUDE_FROM_ALL
-            ${PROJECT_SOURCE_DIR}/src/util/lean/fmt_format.cpp)
+            ${PROJECT_SOURCE_DIR}/cmake/fmt_format.cpp)
 foreach(p INCLUDE_DIRECTORIES COMPILE_DEFINITIONS COMPILE_FEATURES)
   get_target_property(v fmt::fmt INTERFACE_${p})
   if(v)
@@ -72,7 +72,7 @@ foreach(p INCLUDE_DIRECTORIES COMPILE_DEFINITIONS COMPILE_FEATURES)
 endforeach()
 
 add_library(ejob_curl_loader STATIC EXCLUDE_FROM_ALL
-            ${PROJECT_SOURCE_DIR}/src/util/lean/curl_loader.cpp)
+            ${PROJECT_SOURCE_DIR}/cli/lean/curl_loader.cpp)
 target_include_directories(ejob_curl_loader PUBLIC ${CURL_INCLUDE_DIRS})
 target_link_libraries(ejob_curl_loader PRIVATE ejob_flags ejob_util PUBLIC ${CMAKE_DL_LIBS})
 
@@ -103,8 +103,8 @@ function(ejob_link_lean target)
     return()
   endif()
   set_property(TARGET ${target} PROPERTY EJOB_LEAN ON)
-  target_sources(${target} PRIVATE ${PROJECT_SOURCE_DIR}/src/util/lean/prefault.cpp
-                                   ${PROJECT_SOURCE_DIR}/src/util/lean/small_alloc.cpp)
+  target_sources(${target} PRIVATE ${PROJECT_SOURCE_DIR}/cli/lean/prefault.cpp
+                                   ${PROJECT_SOURCE_DIR}/cli/lean/small_alloc.cpp)
   target_link_options(${target} PRIVATE -no-pie -static-libstdc++ -static-libgcc -Wl,-O1
                       -Wl,--as-needed ${EJOB_LEAN_LIBM_SYMBOLS})
   target_link_libraries(${target} PRIVATE m)

@@ -1,6 +1,7 @@
 // fmt's compiled part (fmt 9's src/format.cc, which Debian ships only inside libfmt.so): the
 // non-inline definitions of format-inl.h and the explicit instantiations the headers declare
-// extern. Lean executables (cmake/EjobLean.cmake) link this archive instead of libfmt.so.
+// extern. Lean executables and the static ejob-agent (cmake/EjobLean.cmake) link this archive
+// instead of libfmt.so; it lives here, beside the CMake that builds it, being fmt's, not ours.
 
 #include <fmt/format-inl.h>
 
