@@ -709,9 +709,13 @@ class LogsDescribeTest(JobBase):
         self.assertEqual(lines.count("[worker-1] one 1"), 1, lines)
         self.assertEqual(err, 'ejob: worker-1 restarted (restart 1)\nejob: elasticjob "bert" succeeded\n')
 
-    def test_logs_follow_ends_when_the_job_is_deleted(self):
+    def follow_then_delete(self, faults=None):
+        """`logs -f` of a working job, the job deleted once its first line is out: -f ends 0
+        saying so. `faults` are set on the test server just before -f starts."""
         self.submit()
         self.say("bert-worker-0", "working")
+        if faults:
+            self.server.ctl("faults", faults)
         p = subprocess.Popen([EJOB, "logs", "bert", "-f"], env=self.env, stdout=subprocess.PIPE,
                              stderr=subprocess.PIPE, text=True)
         try:
@@ -723,24 +727,15 @@ class LogsDescribeTest(JobBase):
         self.assertEqual(p.returncode, 0, err)
         self.assertTrue(err.endswith('ejob: elasticjob "bert" was deleted\n'), err)
 
+    def test_logs_follow_ends_when_the_job_is_deleted(self):
+        self.follow_then_delete()
+
     def test_logs_follow_sees_a_deletion_before_its_job_watch_connects(self):
         """The job is deleted while -f's watch of it waits out a 503's Retry-After: the watch
         starts from the version -f began with, so the deletion is still seen (a fresh list would
         not show the job, and -f would wait for an end that never comes)."""
-        self.submit()
-        self.say("bert-worker-0", "working")
-        self.server.ctl("faults", {"methods": ["GET"], "path": "/elasticjobs$", "kinds": ["503"],
-                                   "times": 1, "retry_after": 2})
-        p = subprocess.Popen([EJOB, "logs", "bert", "-f"], env=self.env, stdout=subprocess.PIPE,
-                             stderr=subprocess.PIPE, text=True)
-        try:
-            self.assertEqual(p.stdout.readline(), "[worker-0] working\n")
-            self.ejob("delete", "bert")
-            out, err = p.communicate(timeout=60)
-        finally:
-            p.kill()
-        self.assertEqual(p.returncode, 0, err)
-        self.assertTrue(err.endswith('ejob: elasticjob "bert" was deleted\n'), err)
+        self.follow_then_delete({"methods": ["GET"], "path": "/elasticjobs$", "kinds": ["503"],
+                                 "times": 1, "retry_after": 2})
 
     def test_describe_shows_workers_restarts_evictions_and_events(self):
         self.submit(workers="1:4")
