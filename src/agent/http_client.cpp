@@ -61,18 +61,14 @@ struct Waiter {
 class SigpipeBlock {
  public:
   SigpipeBlock() {
-    sigset_t pipe_only;
-    sigemptyset(&pipe_only);
-    sigaddset(&pipe_only, SIGPIPE);
-    pthread_sigmask(SIG_BLOCK, &pipe_only, &m_old);
+    sigemptyset(&m_pipe_only);
+    sigaddset(&m_pipe_only, SIGPIPE);
+    pthread_sigmask(SIG_BLOCK, &m_pipe_only, &m_old);
   }
   ~SigpipeBlock() {
-    sigset_t pipe_only;
-    sigemptyset(&pipe_only);
-    sigaddset(&pipe_only, SIGPIPE);
     timespec zero{};
     int saved = errno;
-    while (sigtimedwait(&pipe_only, nullptr, &zero) == SIGPIPE) {
+    while (sigtimedwait(&m_pipe_only, nullptr, &zero) == SIGPIPE) {
     }
     pthread_sigmask(SIG_SETMASK, &m_old, nullptr);
     errno = saved;
@@ -81,6 +77,7 @@ class SigpipeBlock {
   SigpipeBlock& operator=(const SigpipeBlock&) = delete;
 
  private:
+  sigset_t m_pipe_only{};
   sigset_t m_old{};
 };
 

@@ -172,14 +172,17 @@ std::string path_text(const ValuePath& path) {
 ValueLocator::ValueLocator(render::ValueSources sources, render::ReadFile read)
     : m_sources(std::move(sources)), m_read(std::move(read)) {}
 
-Location ValueLocator::in_file(const std::string& file, const ValuePath& path, Part part) const {
-  std::string text;
+std::optional<Location> ValueLocator::find(const std::string& file, const ValuePath& path,
+                                           Part part) const {
   try {
-    text = m_read(file);
-  } catch (const Error&) {
-    return Location{file};
+    return find_in_yaml(file, m_read(file), path, part);
+  } catch (const Error&) {  // unreadable: the error being reported names the file anyway
+    return std::nullopt;
   }
-  return find_in_yaml(file, text, path, part).value_or(Location{file});
+}
+
+Location ValueLocator::in_file(const std::string& file, const ValuePath& path, Part part) const {
+  return find(file, path, part).value_or(Location{file});
 }
 
 Location ValueLocator::in_flags(const ValuePath& path, Part part) const {
@@ -207,15 +210,8 @@ Location ValueLocator::in_flags(const ValuePath& path, Part part) const {
 
 Location ValueLocator::in_effect(const ValuePath& path, Part part) const {
   if (Location flags = in_flags(path, part); !flags.empty()) return flags;
-  for (auto file = m_sources.files.rbegin(); file != m_sources.files.rend(); ++file) {
-    std::string text;
-    try {
-      text = m_read(*file);
-    } catch (const Error&) {
-      continue;
-    }
-    if (auto found = find_in_yaml(*file, text, path, part)) return *found;
-  }
+  for (auto file = m_sources.files.rbegin(); file != m_sources.files.rend(); ++file)
+    if (auto found = find(*file, path, part)) return *found;
   return {};
 }
 

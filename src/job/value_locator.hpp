@@ -41,6 +41,10 @@ class ValueLocator {
   [[nodiscard]] Location in_effect(const ValuePath& path, Part part) const;
 
  private:
+  /// Where `path` is in `file`, when the file can be read and has it.
+  [[nodiscard]] std::optional<Location> find(const std::string& file, const ValuePath& path,
+                                             Part part) const;
+
   render::ValueSources m_sources;
   render::ReadFile m_read;
 };
