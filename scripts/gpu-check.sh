@@ -7,7 +7,7 @@
 # time of each. Exits non-zero when a step fails.
 #   scripts/gpu-check.sh [AGENT]     AGENT defaults to build/ci/ejob-agent
 set -uo pipefail
-cd "$(dirname "$0")/.."
+cd "$(dirname "$0")/.." || exit 1
 agent=${1:-build/ci/ejob-agent}
 status=0
 
@@ -22,7 +22,7 @@ fail() {
 find_python() {
   local p
   for p in "${PYTHON_EXEC:-}" python3 /opt/venv/bin/python /opt/conda/bin/python /usr/bin/python3; do
-    [ -n "$p" ] && command -v "$p" >/dev/null || continue
+    if [ -z "$p" ] || ! command -v "$p" >/dev/null; then continue; fi
     "$p" -c 'import torch, sys; sys.exit(0 if torch.cuda.is_available() else 1)' 2>/dev/null &&
       { command -v "$p"; return 0; }
   done
@@ -32,7 +32,7 @@ find_python() {
 section "machine"
 uname -r
 nvidia-smi --query-gpu=index,name,memory.total,driver_version --format=csv,noheader || fail "nvidia-smi"
-ls /proc/driver/nvidia/gpus 2>/dev/null | sed 's/^/gpu bus id: /'
+for g in /proc/driver/nvidia/gpus/*; do [ -e "$g" ] && echo "gpu bus id: ${g##*/}"; done
 ldd --version | head -1
 
 section "python and torch"
