@@ -322,8 +322,6 @@ const std::vector<std::string>& default_api_versions() {
       "authorization.k8s.io/v1beta1",
       "autoscaling/v1",
       "autoscaling/v2",
-      "autoscaling/v2beta1",
-      "autoscaling/v2beta2",
       "batch/v1",
       "batch/v1beta1",
       "certificates.k8s.io/v1",
@@ -343,7 +341,6 @@ const std::vector<std::string>& default_api_versions() {
       "flowcontrol.apiserver.k8s.io/v1beta3",
       "internal.apiserver.k8s.io/v1alpha1",
       "networking.k8s.io/v1",
-      "networking.k8s.io/v1alpha1",
       "networking.k8s.io/v1beta1",
       "node.k8s.io/v1",
       "node.k8s.io/v1alpha1",
@@ -358,12 +355,12 @@ const std::vector<std::string>& default_api_versions() {
       "resource.k8s.io/v1beta1",
       "resource.k8s.io/v1beta2",
       "scheduling.k8s.io/v1",
-      "scheduling.k8s.io/v1alpha1",
+      "scheduling.k8s.io/v1alpha2",
       "scheduling.k8s.io/v1beta1",
       "storage.k8s.io/v1",
       "storage.k8s.io/v1alpha1",
       "storage.k8s.io/v1beta1",
-      "storagemigration.k8s.io/v1alpha1",
+      "storagemigration.k8s.io/v1beta1",
   };
   return k_versions;
 }

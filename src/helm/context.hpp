@@ -44,7 +44,7 @@ struct HelmBuild {
   static constexpr const char* version = "v3.21.4";
   static constexpr const char* git_commit = "813176c51bb5c181dbbd7901298ddcc104cd3417";
   static constexpr const char* git_tree_state = "clean";
-  static constexpr const char* go_version = "go1.26.5";
+  static constexpr const char* go_version = "go1.26.6";
 };
 
 /// `.Capabilities` for `kube`: the default API versions followed by `extra_apis`

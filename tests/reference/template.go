@@ -23,21 +23,20 @@ var defaultAPIVersions = VersionSet{
 	"admissionregistration.k8s.io/v1beta1", "apiextensions.k8s.io/v1", "apiextensions.k8s.io/v1beta1",
 	"apps/v1", "apps/v1beta1", "apps/v1beta2", "authentication.k8s.io/v1",
 	"authentication.k8s.io/v1alpha1", "authentication.k8s.io/v1beta1", "authorization.k8s.io/v1",
-	"authorization.k8s.io/v1beta1", "autoscaling/v1", "autoscaling/v2", "autoscaling/v2beta1",
-	"autoscaling/v2beta2", "batch/v1", "batch/v1beta1", "certificates.k8s.io/v1",
+	"authorization.k8s.io/v1beta1", "autoscaling/v1", "autoscaling/v2", "batch/v1", "batch/v1beta1", "certificates.k8s.io/v1",
 	"certificates.k8s.io/v1alpha1", "certificates.k8s.io/v1beta1", "coordination.k8s.io/v1",
 	"coordination.k8s.io/v1alpha2", "coordination.k8s.io/v1beta1", "discovery.k8s.io/v1",
 	"discovery.k8s.io/v1beta1", "events.k8s.io/v1", "events.k8s.io/v1beta1", "extensions/v1beta1",
 	"flowcontrol.apiserver.k8s.io/v1", "flowcontrol.apiserver.k8s.io/v1beta1",
 	"flowcontrol.apiserver.k8s.io/v1beta2", "flowcontrol.apiserver.k8s.io/v1beta3",
-	"internal.apiserver.k8s.io/v1alpha1", "networking.k8s.io/v1", "networking.k8s.io/v1alpha1",
+	"internal.apiserver.k8s.io/v1alpha1", "networking.k8s.io/v1",
 	"networking.k8s.io/v1beta1", "node.k8s.io/v1", "node.k8s.io/v1alpha1", "node.k8s.io/v1beta1",
 	"policy/v1", "policy/v1beta1", "rbac.authorization.k8s.io/v1",
 	"rbac.authorization.k8s.io/v1alpha1", "rbac.authorization.k8s.io/v1beta1", "resource.k8s.io/v1",
 	"resource.k8s.io/v1alpha3", "resource.k8s.io/v1beta1", "resource.k8s.io/v1beta2",
-	"scheduling.k8s.io/v1", "scheduling.k8s.io/v1alpha1", "scheduling.k8s.io/v1beta1",
+	"scheduling.k8s.io/v1", "scheduling.k8s.io/v1alpha2", "scheduling.k8s.io/v1beta1",
 	"storage.k8s.io/v1", "storage.k8s.io/v1alpha1", "storage.k8s.io/v1beta1",
-	"storagemigration.k8s.io/v1alpha1",
+	"storagemigration.k8s.io/v1beta1",
 }
 
 var releaseNamePattern = regexp.MustCompile(`^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$`)
@@ -58,7 +57,7 @@ func validateReleaseName(name string) error {
 // tag's commit, a clean tree; the Go release of the build is the latest go1.26 patch on the
 // release day (2026-08-13), which the sources do not record (docs/template.md).
 var helmVersion = HelmVersion{Version: "v3.21.4", GitCommit: "813176c51bb5c181dbbd7901298ddcc104cd3417",
-	GitTreeState: "clean", GoVersion: "go1.26.5"}
+	GitTreeState: "clean", GoVersion: "go1.26.6"}
 
 // versionMatchRE is apimachinery's (pkg/util/version) for ParseGeneric.
 var versionMatchRE = regexp.MustCompile(`^\s*v?([0-9]+(?:\.[0-9]+)*)(.*)*$`)
