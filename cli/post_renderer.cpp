@@ -106,10 +106,11 @@ std::string run_post_renderer(const std::string& binary, const std::vector<std::
   close(in[0]), close(out[1]), close(err[1]);
   std::string text, errors;
   if (rc == 0) {
-    // A post-renderer that stops reading must not kill us with SIGPIPE.
-    std::signal(SIGPIPE, SIG_IGN);
+    // A post-renderer that stops reading must not kill us with SIGPIPE (restored after).
+    void (*previous)(int) = std::signal(SIGPIPE, SIG_IGN);
     fcntl(in[1], F_SETFL, fcntl(in[1], F_GETFL) | O_NONBLOCK);  // never block on a full pipe
     pump(in[1], out[0], err[0], manifests, text, errors);
+    std::signal(SIGPIPE, previous);
   } else {
     close(in[1]), close(out[0]), close(err[0]);
   }
