@@ -63,7 +63,8 @@ func usage() error {
 	return fmt.Errorf("usage: ejob-reference template --chart DIR --name NAME [--exact-name] " +
 		"[-n NS] [-f FILE]... [--set K=V]... [--set-string K=V]... [--set-json K=JSON]... " +
 		"[--set-file K=PATH]... [--set-literal K=V]... [--kube-version V] [--show-only T] " +
-		"[--output-dir DIR]")
+		"[--output-dir DIR] [helm template's flags: -a, --include-crds, --skip-tests, " +
+		"--no-hooks, --is-upgrade, --release-name, --name-template, --post-renderer, …]")
 }
 
 // parseArgs reads the command line (without the program name).
