@@ -299,7 +299,28 @@ std::vector<TarEntry> read_entries(const Inflated& inflated) {
   }
 }
 
-/// path.Clean for `/`-separated paths.
+/// The member path without its top directory, as Helm computes it; throws Helm's errors.
+std::string chart_path(const std::string& name) {
+  char delimiter = name.find('\\') != std::string::npos ? '\\' : '/';
+  size_t first = name.find(delimiter);
+  std::string top = name.substr(0, first);
+  std::string n = first == std::string::npos ? "" : name.substr(first + 1);
+  std::replace(n.begin(), n.end(), delimiter, '/');
+  if (!n.empty() && n[0] == '/') fail("chart illegally contains absolute paths");
+  n = clean_path(n);
+  if (n == ".")
+    fail(fmt::format("chart illegally contains content outside the base directory: {}",
+                     go_quote(name)));
+  if (n.starts_with("..")) fail("chart illegally references parent directory");
+  if (n.size() >= 3 && std::isalpha(static_cast<unsigned char>(n[0])) != 0 && n[1] == ':' &&
+      n[2] == '/')
+    fail("chart contains illegally named files");
+  if (top == "Chart.yaml") fail("chart yaml not in base directory");
+  return n;
+}
+
+}  // namespace
+
 std::string clean_path(const std::string& p) {
   bool rooted = !p.empty() && p[0] == '/';
   std::vector<std::string> parts;
@@ -322,28 +343,6 @@ std::string clean_path(const std::string& p) {
   for (size_t i = 0; i < parts.size(); ++i) out += (i > 0 ? "/" : "") + parts[i];
   return out.empty() ? "." : out;
 }
-
-/// The member path without its top directory, as Helm computes it; throws Helm's errors.
-std::string chart_path(const std::string& name) {
-  char delimiter = name.find('\\') != std::string::npos ? '\\' : '/';
-  size_t first = name.find(delimiter);
-  std::string top = name.substr(0, first);
-  std::string n = first == std::string::npos ? "" : name.substr(first + 1);
-  std::replace(n.begin(), n.end(), delimiter, '/');
-  if (!n.empty() && n[0] == '/') fail("chart illegally contains absolute paths");
-  n = clean_path(n);
-  if (n == ".")
-    fail(fmt::format("chart illegally contains content outside the base directory: {}",
-                     go_quote(name)));
-  if (n.starts_with("..")) fail("chart illegally references parent directory");
-  if (n.size() >= 3 && std::isalpha(static_cast<unsigned char>(n[0])) != 0 && n[1] == ':' &&
-      n[2] == '/')
-    fail("chart contains illegally named files");
-  if (top == "Chart.yaml") fail("chart yaml not in base directory");
-  return n;
-}
-
-}  // namespace
 
 std::vector<TarEntry> read_tar(std::string_view tar) {
   Inflated in{std::string(tar), {}};

@@ -37,4 +37,7 @@ std::vector<TarEntry> read_tar(std::string_view tar);
 /// directory`, `no files in chart archive`, size limits of 100 MiB per chart, 5 MiB per file).
 std::vector<ChartFile> load_archive_files(std::string_view gz);
 
+/// Go's path.Clean for `/`-separated paths (filepath.Clean on Unix).
+std::string clean_path(const std::string& p);
+
 }  // namespace ejob::render

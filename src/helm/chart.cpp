@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <fstream>
+#include <map>
 #include <sstream>
 
 #include "ejob/go/fmt.hpp"
@@ -125,6 +126,9 @@ ChartPtr load_chart_files(std::vector<ChartFile> files, const std::string& origi
   c->source_dir = origin;
   bool have_metadata = false;
   SubchartFiles subcharts;
+  // Helm keeps a chart's other files in load order (walk or tar order): crds/ prints in it.
+  std::map<std::string, size_t> load_order;
+  for (size_t i = 0; i < files.size(); ++i) load_order.emplace(files[i].name, i);
   std::sort(files.begin(), files.end(),
             [](const ChartFile& a, const ChartFile& b) { return a.name < b.name; });
   for (ChartFile& f : files) {
@@ -152,6 +156,9 @@ ChartPtr load_chart_files(std::vector<ChartFile> files, const std::string& origi
       c->files.push_back(std::move(f));
     }
   }
+  std::stable_sort(c->files.begin(), c->files.end(), [&](const ChartFile& a, const ChartFile& b) {
+    return load_order[a.name] < load_order[b.name];
+  });
   if (!have_metadata) fail("Chart.yaml file is missing", {origin + "/Chart.yaml"});
   validate_metadata(c->metadata, origin + "/Chart.yaml");
   load_subcharts(*c, std::move(subcharts));

@@ -3,6 +3,10 @@
 #include <fmt/format.h>
 #include <openssl/evp.h>
 
+#include <climits>
+#include <cstdint>
+#include <optional>
+
 #include "ejob/go/fmt.hpp"
 #include "ejob/helm/base_funcs.hpp"
 #include "ejob/helm/glob.hpp"
@@ -118,18 +122,25 @@ class VersionSetObject : public Object {
   std::vector<std::string> m_set;
 };
 
+std::vector<std::string> with_extra(const std::vector<std::string>& extra) {
+  std::vector<std::string> all = default_api_versions();
+  all.insert(all.end(), extra.begin(), extra.end());
+  return all;
+}
+
 class CapabilitiesObject : public StructObject {
  public:
-  CapabilitiesObject(const KubeVersion& kv)
+  CapabilitiesObject(const KubeVersion& kv, const std::vector<std::string>& extra_apis)
       : StructObject("*chartutil.Capabilities",
                      {{"APIVersions",
-                       Value::object(std::make_shared<VersionSetObject>(default_api_versions()))},
+                       Value::object(std::make_shared<VersionSetObject>(with_extra(extra_apis)))},
                       {"KubeVersion", Value::object(std::make_shared<KubeVersionObject>(kv))},
-                      {"HelmVersion", make_struct("chartutil.HelmVersion",
-                                                  {{"Version", Value::string("v3.21.4")},
-                                                   {"GitCommit", Value::string("")},
-                                                   {"GitTreeState", Value::string("clean")},
-                                                   {"GoVersion", Value::string("go1.24")}})}}) {}
+                      {"HelmVersion",
+                       make_struct("version.BuildInfo",
+                                   {{"Version", Value::string(HelmBuild::version)},
+                                    {"GitCommit", Value::string(HelmBuild::git_commit)},
+                                    {"GitTreeState", Value::string(HelmBuild::git_tree_state)},
+                                    {"GoVersion", Value::string(HelmBuild::go_version)}})}}) {}
 };
 
 std::string base_name(const std::string& path) {
@@ -232,13 +243,65 @@ Value dependency_object(const Dependency& d) {
 
 }  // namespace
 
-KubeVersion parse_kube_version(std::string_view text) {
-  try {
-    SemVersion v = SemVersion::parse(text);
-    return {"v" + v.str(), std::to_string(v.major), std::to_string(v.minor)};
-  } catch (const SemverError&) {
-    throw Error(ErrorCode::Usage, "invalid kube version " + go_quote(text));
+namespace {
+
+/// strconv.ParseUint(s, 10, 0) of a run of digits; nullopt when it overflows uint64.
+std::optional<uint64_t> parse_decimal(std::string_view digits) {
+  uint64_t n = 0;
+  for (char c : digits) {
+    uint64_t d = static_cast<uint64_t>(c - '0');
+    if (n > (UINT64_MAX - d) / 10) return std::nullopt;
+    n = n * 10 + d;
   }
+  return n;
+}
+
+bool is_digit_byte(char c) { return c >= '0' && c <= '9'; }
+
+/// Go regexp's \s: [\t\n\f\r ].
+bool is_regexp_space(char c) {
+  return c == ' ' || c == '\t' || c == '\n' || c == '\f' || c == '\r';
+}
+
+}  // namespace
+
+KubeVersion parse_kube_version(std::string_view text) {
+  auto fail = [&](const std::string& why) -> KubeVersion {
+    throw Error(ErrorCode::Usage, "invalid kube version '" + std::string(text) + "': " + why);
+  };
+  // versionMatchRE `^\s*v?([0-9]+(?:\.[0-9]+)*)(.*)*$`: the numbers, then anything.
+  size_t i = 0;
+  while (i < text.size() && is_regexp_space(text[i])) ++i;
+  if (i < text.size() && text[i] == 'v') ++i;
+  std::vector<std::string> parts;
+  while (i < text.size() && is_digit_byte(text[i])) {
+    size_t start = i;
+    while (i < text.size() && is_digit_byte(text[i])) ++i;
+    parts.emplace_back(text.substr(start, i - start));
+    if (i + 1 < text.size() && text[i] == '.' && is_digit_byte(text[i + 1]))
+      ++i;
+    else
+      break;
+  }
+  std::string quoted = go_quote(text);
+  // `.` stops at a newline, so text after the numbers that holds one does not match.
+  if (parts.empty() || text.find('\n', i) != std::string_view::npos)
+    return fail("could not parse " + quoted + " as version");
+  if (parts.size() < 2) return fail("illegal version string " + quoted);
+  std::string version = "v";
+  std::vector<uint64_t> numbers;
+  for (size_t k = 0; k < parts.size(); ++k) {
+    const std::string& p = parts[k];
+    if (k == 0 && p.size() > 1 && p[0] == '0')
+      return fail("illegal zero-prefixed version component " + go_quote(p) + " in " + quoted);
+    std::optional<uint64_t> n = parse_decimal(p);
+    if (!n)
+      return fail("illegal non-numeric version component " + go_quote(p) + " in " + quoted +
+                  ": strconv.ParseUint: parsing " + go_quote(p) + ": value out of range");
+    numbers.push_back(*n);
+    version += (k ? "." : "") + std::to_string(*n);
+  }
+  return {version, std::to_string(numbers[0]), std::to_string(numbers[1])};
 }
 
 const std::vector<std::string>& default_api_versions() {
@@ -259,8 +322,6 @@ const std::vector<std::string>& default_api_versions() {
       "authorization.k8s.io/v1beta1",
       "autoscaling/v1",
       "autoscaling/v2",
-      "autoscaling/v2beta1",
-      "autoscaling/v2beta2",
       "batch/v1",
       "batch/v1beta1",
       "certificates.k8s.io/v1",
@@ -280,7 +341,6 @@ const std::vector<std::string>& default_api_versions() {
       "flowcontrol.apiserver.k8s.io/v1beta3",
       "internal.apiserver.k8s.io/v1alpha1",
       "networking.k8s.io/v1",
-      "networking.k8s.io/v1alpha1",
       "networking.k8s.io/v1beta1",
       "node.k8s.io/v1",
       "node.k8s.io/v1alpha1",
@@ -295,25 +355,25 @@ const std::vector<std::string>& default_api_versions() {
       "resource.k8s.io/v1beta1",
       "resource.k8s.io/v1beta2",
       "scheduling.k8s.io/v1",
-      "scheduling.k8s.io/v1alpha1",
+      "scheduling.k8s.io/v1alpha2",
       "scheduling.k8s.io/v1beta1",
       "storage.k8s.io/v1",
       "storage.k8s.io/v1alpha1",
       "storage.k8s.io/v1beta1",
-      "storagemigration.k8s.io/v1alpha1",
+      "storagemigration.k8s.io/v1beta1",
   };
   return k_versions;
 }
 
-Value make_capabilities(const KubeVersion& kube) {
-  return Value::object(std::make_shared<CapabilitiesObject>(kube));
+Value make_capabilities(const KubeVersion& kube, const std::vector<std::string>& extra_apis) {
+  return Value::object(std::make_shared<CapabilitiesObject>(kube, extra_apis));
 }
 
-Value make_release(const std::string& name, const std::string& ns) {
+Value make_release(const std::string& name, const std::string& ns, bool is_upgrade) {
   return Value::map({{"Name", Value::string(name)},
                      {"Namespace", Value::string(ns)},
-                     {"IsUpgrade", Value::boolean(false)},
-                     {"IsInstall", Value::boolean(true)},
+                     {"IsUpgrade", Value::boolean(is_upgrade)},
+                     {"IsInstall", Value::boolean(!is_upgrade)},
                      {"Revision", Value::integer(1)},
                      {"Service", Value::string("Helm")}});
 }

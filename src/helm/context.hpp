@@ -28,19 +28,32 @@ struct KubeVersion {
   std::string minor;    ///< `36`
 };
 
-/// Helm's ParseKubeVersion for --kube-version (`1.30`, `v1.30.2`, `1.30.0-rc.1`): semver-ish,
-/// written back as `v` + MAJOR.MINOR.PATCH[-PRE][+META]. Throws ejob::Error(Usage)
-/// `invalid kube version "X"` otherwise.
+/// Helm v3.21's ParseKubeVersion for --kube-version: apimachinery's ParseGeneric — optional
+/// white space and `v`, two or more dot-separated numbers (the first without a leading zero),
+/// anything after them ignored — written back as `v` + the numbers joined by dots (`1.30` →
+/// `v1.30`, `v1.30.2-rc.1` → `v1.30.2`). Throws ejob::Error(Usage) `invalid kube version 'X':
+/// REASON` with apimachinery's reason otherwise.
 KubeVersion parse_kube_version(std::string_view text);
 
 /// client-go's built-in group/versions (`v1`, `apps/v1`, …), as Helm's default capabilities.
 const std::vector<std::string>& default_api_versions();
 
-/// `.Capabilities` for `kube`.
-Value make_capabilities(const KubeVersion& kube);
+/// `.Capabilities.HelmVersion` of the Helm v3.21.4 release binary (docs/template.md says which
+/// field cannot be known exactly).
+struct HelmBuild {
+  static constexpr const char* version = "v3.21.4";
+  static constexpr const char* git_commit = "813176c51bb5c181dbbd7901298ddcc104cd3417";
+  static constexpr const char* git_tree_state = "clean";
+  static constexpr const char* go_version = "go1.26.6";
+};
 
-/// `.Release` for `helm template`: install of revision 1 by service `Helm`.
-Value make_release(const std::string& name, const std::string& ns);
+/// `.Capabilities` for `kube`: the default API versions followed by `extra_apis`
+/// (--api-versions), as Helm appends them.
+Value make_capabilities(const KubeVersion& kube, const std::vector<std::string>& extra_apis = {});
+
+/// `.Release` for `helm template`: install (or, with `is_upgrade`, upgrade) of revision 1 by
+/// service `Helm`.
+Value make_release(const std::string& name, const std::string& ns, bool is_upgrade = false);
 
 /// `.Chart` for a chart: its metadata plus IsRoot.
 Value make_chart_object(const Chart& chart);

@@ -20,7 +20,7 @@ Value call(const Value& obj, std::string_view name, std::vector<Value> args = {}
 }
 
 TEST_CASE("render: Capabilities has the kube version, API versions and Helm version") {
-  Value caps = make_capabilities(parse_kube_version("v1.30.2"));
+  Value caps = make_capabilities(parse_kube_version("v1.30.2"), {"example.com/v1"});
   Value kv = field(caps, "KubeVersion");
   CHECK(field(kv, "Version").as_string() == "v1.30.2");
   CHECK(field(kv, "Major").as_string() == "1");
@@ -30,15 +30,34 @@ TEST_CASE("render: Capabilities has the kube version, API versions and Helm vers
   Value apis = field(caps, "APIVersions");
   CHECK(call(apis, "Has", {Value::string("apps/v1")}).as_bool());
   CHECK_FALSE(call(apis, "Has", {Value::string("apps/v2")}).as_bool());
+  CHECK(call(apis, "Has", {Value::string("example.com/v1")}).as_bool());
   CHECK(field(field(caps, "HelmVersion"), "Version").as_string() == "v3.21.4");
+  CHECK(field(field(caps, "HelmVersion"), "GitCommit").as_string() ==
+        "813176c51bb5c181dbbd7901298ddcc104cd3417");
+}
+
+TEST_CASE("render: --kube-version is read as apimachinery's ParseGeneric reads it") {
   CHECK(parse_kube_version(k_default_kube_version).version == "v1.36.0");
-  CHECK(parse_kube_version("1.29").version == "v1.29.0");
-  try {
-    parse_kube_version("one");
-    FAIL("no error");
-  } catch (const Error& e) {
-    CHECK(e.message() == R"(invalid kube version "one")");
-  }
+  CHECK(parse_kube_version("1.29").version == "v1.29");
+  CHECK(parse_kube_version(" v1.29.3-rc.1+x").version == "v1.29.3");
+  KubeVersion four = parse_kube_version("1.029.3.04");
+  CHECK(four.version == "v1.29.3.4");
+  CHECK(four.minor == "29");
+  auto error_of = [](std::string_view text) {
+    try {
+      parse_kube_version(text);
+    } catch (const Error& e) {
+      return e.message();
+    }
+    return std::string("no error");
+  };
+  CHECK(error_of("one") == R"(invalid kube version 'one': could not parse "one" as version)");
+  CHECK(error_of("1") == R"(invalid kube version '1': illegal version string "1")");
+  CHECK(error_of("01.2") ==
+        R"(invalid kube version '01.2': illegal zero-prefixed version component "01" in "01.2")");
+  CHECK(error_of("1.2\nx") == R"(invalid kube version '1.2)"
+                              "\n"
+                              R"(x': could not parse "1.2\nx" as version)");
 }
 
 TEST_CASE("render: Files reads, globs and splits chart files") {

@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <optional>
 
 #include "ejob/go/fmt.hpp"
 #include "ejob/go/unicode.hpp"
@@ -106,6 +107,49 @@ std::string head_string(const Value& v, std::string_view field) {
                           json_kind_name(v), field));
 }
 
+/// The Go type of SimpleHead.metadata, as encoding/json names it in its errors.
+constexpr std::string_view k_metadata_type =
+    R"(struct { Name string "json:\"name\""; Annotations map[string]string "json:\"annotations\"" })";
+
+/// A mapping into a struct or map field, else encoding/json's type error (null is Go's nil).
+const Map* head_map(const Value& v, std::string_view field, std::string_view type) {
+  if (v.is_nil()) return nullptr;
+  if (v.type() == GoType::MapAny) return &v.as_map();
+  throw Error(ErrorCode::Input,
+              fmt::format("error unmarshaling JSON: while decoding JSON: json: cannot unmarshal "
+                          "{} into Go struct field {} of type {}",
+                          json_kind_name(v), field, type));
+}
+
+/// encoding/json's field match: ASCII case-insensitive (`Kind` fills SimpleHead.Kind too).
+bool field_is(std::string_view key, std::string_view field) {
+  return key.size() == field.size() &&
+         std::equal(key.begin(), key.end(), field.begin(), [](char a, char b) {
+           return std::tolower(static_cast<unsigned char>(a)) == b;
+         });
+}
+
+/// Decodes metadata's fields in key order, as json.Unmarshal does (null resets the map). Its
+/// errors name the field after the innermost struct type, which is unnamed: `.metadata.name`.
+void read_metadata(const Map& meta, Head& head) {
+  for (const auto& [key, value] : meta) {
+    if (field_is(key, "name")) head_string(value, ".metadata.name");
+    if (!field_is(key, "annotations")) continue;
+    const Map* annotations = head_map(value, ".metadata.annotations", "map[string]string");
+    if (annotations == nullptr) head.has_hook = false;
+    if (annotations == nullptr) continue;
+    for (const auto& [k, val] : *annotations) {
+      std::string s = head_string(val, ".metadata.annotations");
+      if (k != "helm.sh/hook") continue;
+      head.has_hook = true;
+      head.hook = s;
+    }
+  }
+}
+
+/// The document decoded into Helm's releaseutil.SimpleHead (sigs.k8s.io/yaml: a scalar into a
+/// string field is written as a string; any other type mismatch fails the render). Keys are
+/// decoded in sorted order, as the JSON sigs.k8s.io/yaml makes of the YAML lists them.
 Head read_head(const std::string& doc, const std::string& path) {
   Head head;
   try {
@@ -115,19 +159,13 @@ Head read_head(const std::string& doc, const std::string& path) {
       throw Error(ErrorCode::Input,
                   "error unmarshaling JSON: while decoding JSON: json: cannot unmarshal " +
                       json_kind_name(v) + " into Go value of type releaseutil.SimpleHead");
-    const Map& m = v.as_map();
-    if (auto it = m.find("kind"); it != m.end())
-      head.kind = head_string(it->second, "SimpleHead.kind");
-    auto meta = m.find("metadata");
-    if (meta == m.end() || meta->second.type() != GoType::MapAny) return head;
-    auto ann = meta->second.as_map().find("annotations");
-    if (ann == meta->second.as_map().end() || ann->second.type() != GoType::MapAny) return head;
-    for (const auto& [k, val] : ann->second.as_map()) {
-      std::string s = head_string(val, "SimpleHead.metadata.annotations");
-      if (k == "helm.sh/hook") {
-        head.has_hook = true;
-        head.hook = s;
-      }
+    for (const auto& [key, value] : v.as_map()) {
+      if (field_is(key, "apiversion")) head_string(value, "SimpleHead.apiVersion");
+      if (field_is(key, "kind")) head.kind = head_string(value, "SimpleHead.kind");
+      if (!field_is(key, "metadata")) continue;
+      const Map* md = head_map(value, "SimpleHead.metadata", k_metadata_type);
+      if (md == nullptr) head.has_hook = false;
+      if (md != nullptr) read_metadata(*md, head);
     }
   } catch (const Error& e) {
     throw Error(ErrorCode::Input, "YAML parse error on " + path + ": " + e.message(), e.where());
@@ -135,8 +173,9 @@ Head read_head(const std::string& doc, const std::string& path) {
   return head;
 }
 
-/// True when every comma-separated event of a hook annotation is known.
-bool known_hook(const std::string& events) {
+/// The events of a hook annotation, each trimmed and lower-cased; nullopt when one is unknown.
+std::optional<std::vector<std::string>> hook_events(const std::string& events) {
+  std::vector<std::string> out;
   size_t start = 0;
   while (start <= events.size()) {
     size_t comma = events.find(',', start);
@@ -144,11 +183,12 @@ bool known_hook(const std::string& events) {
         events.substr(start, comma == std::string::npos ? comma : comma - start));
     std::transform(e.begin(), e.end(), e.begin(), [](unsigned char c) { return std::tolower(c); });
     if (std::find(std::begin(k_hook_events), std::end(k_hook_events), e) == std::end(k_hook_events))
-      return false;
+      return std::nullopt;
+    out.push_back(std::move(e));
     if (comma == std::string::npos) break;
     start = comma + 1;
   }
-  return true;
+  return out;
 }
 
 /// Go regexp's \s: [\t\n\f\r ].
@@ -214,9 +254,15 @@ SortedManifests sort_manifests(const std::map<std::string, std::string>& files,
     for (std::string& doc : split_manifests(content)) {
       Head head = read_head(doc, path);
       Manifest m{path, std::move(doc), head.kind};
+      std::optional<std::vector<std::string>> events;
+      if (head.has_hook) events = hook_events(head.hook);
       if (!head.has_hook) {
         out.manifests.push_back(std::move(m));
-      } else if (known_hook(head.hook)) {
+      } else if (events) {
+        // release.HookTest is the event of both `test` and Helm 2's `test-success`.
+        m.test_hook = std::any_of(events->begin(), events->end(), [](const std::string& e) {
+          return e == "test" || e == "test-success";
+        });
         out.hooks.push_back(std::move(m));
       } else if (warn) {
         warn("info: skipping unknown hook: " + go_quote(head.hook));
@@ -228,9 +274,11 @@ SortedManifests sort_manifests(const std::map<std::string, std::string>& files,
   return out;
 }
 
-std::string format_manifests(const SortedManifests& sorted) {
+std::string format_manifests(const SortedManifests& sorted, const PostRender& post) {
   std::string body;
+  for (const Manifest& c : sorted.crds) body += source_block(c);
   for (const Manifest& m : sorted.manifests) body += source_block(m);
+  if (post) body = post(body);
   std::string out = unicode::trim_space(body) + "\n";
   for (const Manifest& h : sorted.hooks) out += source_block(h);
   return out;
@@ -260,25 +308,27 @@ std::string show_only(const std::string& output, const std::vector<std::string>&
   return out;
 }
 
-std::string write_output_dir(const SortedManifests& sorted, const std::string& dir,
+std::string write_output_dir(const SortedManifests& sorted, const OutputDir& dir,
                              const WriteFile& write, const FileExists& exists) {
   std::string log;
-  std::map<std::string, bool> written;
-  for (const Manifest& m : sorted.manifests) {
-    std::string target = dir + "/" + m.path;
-    write(target, source_block(m), written[m.path]);
-    written[m.path] = true;
+  std::map<std::string, bool> written;  // one map for CRDs and manifests, as Helm's
+  auto put = [&](const std::string& base, const Manifest& m, bool append) {
+    std::string target = base + "/" + m.path;
+    write(target, source_block(m), append);
     log += "wrote " + target + "\n";
+  };
+  for (const Manifest& c : sorted.crds) {
+    put(dir.dir, c, written[c.path]);
+    written[c.path] = true;
+  }
+  for (const Manifest& m : sorted.manifests) {
+    put(dir.release_dir, m, written[m.path]);
+    written[m.path] = true;
   }
   // Hooks append whenever the file already exists (even from an earlier run), as Helm does.
-  for (const Manifest& h : sorted.hooks) {
-    std::string target = dir + "/" + h.path;
-    write(target, source_block(h), exists(target));
-    log += "wrote " + target + "\n";
-  }
-  // Last comes the manifest text Helm prints, which is empty here: one newline.
-  std::string out = log + "\n";
-  return out;
+  for (const Manifest& h : sorted.hooks)
+    put(dir.release_dir, h, exists(dir.release_dir + "/" + h.path));
+  return log;
 }
 
 }  // namespace ejob::render

@@ -11,9 +11,13 @@
 ///    document with an `info: skipping unknown hook` warning);
 /// 5. manifests and hooks each stable-sorted by kind in Helm v3's InstallOrder (unknown kinds
 ///    last, alphabetically);
-/// 6. printed as `---\n# Source: PATH\nDOC\n`, the manifests TrimSpace'd with one newline, then
-///    the hooks. `--show-only` re-splits that text and keeps documents whose path after the
-///    chart name matches a filepath.Match glob; `--output-dir` writes files instead.
+/// 6. printed as `---\n# Source: PATH\nDOC\n`: with --include-crds first each file of the
+///    charts' crds/ folders as it is, then the manifests, the whole passed through the
+///    post-renderer when there is one and TrimSpace'd with one newline, then the hooks (none
+///    with --no-hooks, no test hooks with --skip-tests). `--show-only` re-splits that text and
+///    keeps documents whose path after the chart name matches a filepath.Match glob;
+///    `--output-dir` writes files instead (Helm's action.renderResources and
+///    cmd/helm/template.go).
 
 #include <functional>
 #include <map>
@@ -24,13 +28,15 @@ namespace ejob::render {
 
 /// One YAML document of a rendered file.
 struct Manifest {
-  std::string path;     ///< template name, `chart/templates/x.yaml`
-  std::string content;  ///< the TrimSpace'd document
-  std::string kind;     ///< its `kind` ("" when absent)
+  std::string path;        ///< template name, `chart/templates/x.yaml`
+  std::string content;     ///< the TrimSpace'd document
+  std::string kind;        ///< its `kind` ("" when absent)
+  bool test_hook = false;  ///< a hook with the `test` (or `test-success`) event
 };
 
 /// Manifests and hooks in output order.
 struct SortedManifests {
+  std::vector<Manifest> crds;  ///< --include-crds: crds/ files, unsplit and untrimmed
   std::vector<Manifest> manifests;
   std::vector<Manifest> hooks;
 };
@@ -43,8 +49,12 @@ std::vector<std::string> split_manifests(std::string_view file);
 SortedManifests sort_manifests(const std::map<std::string, std::string>& files,
                                const std::function<void(const std::string&)>& warn);
 
-/// The text `helm template` prints without --show-only/--output-dir.
-std::string format_manifests(const SortedManifests& sorted);
+/// Helm's post-renderer: the manifests' text in, the text to use instead out.
+using PostRender = std::function<std::string(const std::string& manifests)>;
+
+/// The text `helm template` prints without --show-only/--output-dir: CRDs and manifests
+/// (through `post` when set), then the hooks.
+std::string format_manifests(const SortedManifests& sorted, const PostRender& post = {});
 
 /// `--show-only` filtering of formatted output: every document whose `# Source:` path after
 /// the chart name matches one of `patterns`. Throws ejob::Error(Input) `could not find
@@ -57,10 +67,17 @@ using WriteFile =
 /// True when a file exists (hooks append to existing files, as Helm does).
 using FileExists = std::function<bool(const std::string& path)>;
 
-/// `--output-dir DIR`: writes each manifest and hook to DIR/PATH (appending further documents
-/// of the same path) and returns what Helm prints: a `wrote DIR/PATH` line per write, then
-/// an empty line.
-std::string write_output_dir(const SortedManifests& sorted, const std::string& dir,
+/// Where --output-dir writes: CRDs under `dir`, manifests and hooks under `release_dir` (`dir`,
+/// or `dir/RELEASE` cleaned with --release-name).
+struct OutputDir {
+  std::string dir;
+  std::string release_dir;
+};
+
+/// `--output-dir`: writes each CRD, manifest and hook to DIR/PATH (appending further
+/// documents of the same path; a hook appends to any file already there) and returns the
+/// `wrote DIR/PATH` line of each write. (Helm then prints the manifest text, empty here.)
+std::string write_output_dir(const SortedManifests& sorted, const OutputDir& dir,
                              const WriteFile& write, const FileExists& exists);
 
 }  // namespace ejob::render

@@ -132,22 +132,41 @@ TEST_CASE("render: --show-only keeps matching documents and rejects unknown ones
 
 TEST_CASE("render: --output-dir writes each path once and appends further documents") {
   SortedManifests s;
+  s.crds = {{"c/crds/x.yaml", "kind: CustomResourceDefinition\n", ""}};
   s.manifests = {{"c/templates/a.yaml", "kind: A", "A"}, {"c/templates/a.yaml", "kind: B", "B"}};
   s.hooks = {{"c/templates/h.yaml", "kind: Job", "Job"}};
   std::vector<std::string> writes;
   std::string out = write_output_dir(
-      s, "out",
+      s, {"out", "out/rel"},
       [&](const std::string& p, const std::string& c, bool append) {
         writes.push_back(p + (append ? " +" : " =") + c);
       },
-      [](const std::string&) { return false; });
+      [](const std::string& p) { return p == "out/rel/c/templates/h.yaml"; });
   CHECK(out ==
-        "wrote out/c/templates/a.yaml\nwrote out/c/templates/a.yaml\n"
-        "wrote out/c/templates/h.yaml\n\n");
-  CHECK(writes == std::vector<std::string>{
-                      "out/c/templates/a.yaml =---\n# Source: c/templates/a.yaml\nkind: A\n",
-                      "out/c/templates/a.yaml +---\n# Source: c/templates/a.yaml\nkind: B\n",
-                      "out/c/templates/h.yaml =---\n# Source: c/templates/h.yaml\nkind: Job\n"});
+        "wrote out/c/crds/x.yaml\nwrote out/rel/c/templates/a.yaml\n"
+        "wrote out/rel/c/templates/a.yaml\nwrote out/rel/c/templates/h.yaml\n");
+  CHECK(writes ==
+        std::vector<std::string>{
+            "out/c/crds/x.yaml =---\n# Source: c/crds/x.yaml\nkind: CustomResourceDefinition\n\n",
+            "out/rel/c/templates/a.yaml =---\n# Source: c/templates/a.yaml\nkind: A\n",
+            "out/rel/c/templates/a.yaml +---\n# Source: c/templates/a.yaml\nkind: B\n",
+            "out/rel/c/templates/h.yaml +---\n# Source: c/templates/h.yaml\nkind: Job\n"});
+}
+
+TEST_CASE("render: CRDs come first, the post-renderer sees them and the manifests, hooks last") {
+  SortedManifests s;
+  s.crds = {{"c/crds/x.yaml", "kind: CustomResourceDefinition\n", ""}};
+  s.manifests = {{"c/templates/a.yaml", "kind: A", "A"}};
+  s.hooks = {{"c/templates/h.yaml", "kind: Job", "Job"}};
+  std::string seen;
+  std::string out = format_manifests(s, [&](const std::string& text) {
+    seen = text;
+    return "  post\n\n";
+  });
+  CHECK(seen ==
+        "---\n# Source: c/crds/x.yaml\nkind: CustomResourceDefinition\n\n"
+        "---\n# Source: c/templates/a.yaml\nkind: A\n");
+  CHECK(out == "post\n---\n# Source: c/templates/h.yaml\nkind: Job\n");
 }
 
 }  // namespace

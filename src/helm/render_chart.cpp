@@ -1,6 +1,10 @@
 #include "ejob/helm/render_chart.hpp"
 
+#include <algorithm>
+
 #include "ejob/go/fmt.hpp"
+#include "ejob/go/unicode.hpp"
+#include "ejob/helm/archive.hpp"
 #include "ejob/helm/context.hpp"
 #include "ejob/helm/engine.hpp"
 #include "ejob/helm/schema.hpp"
@@ -56,14 +60,20 @@ Value build_context(const Chart& c, const Value& parent_values, const Value& rel
   return next;
 }
 
-/// Helm's CheckDependencies: every declared dependency must be in charts/.
-void check_dependencies(const Chart& chart) {
+/// Helm's CheckDependencies: every declared dependency must be in charts/. With
+/// --dependency-update Helm would download the missing ones; ejob does not reach the network.
+void check_dependencies(const Chart& chart, bool dependency_update) {
   std::string missing;
   for (const Dependency& d : chart.metadata.dependencies) {
     bool found = false;
     for (const ChartPtr& sub : chart.dependencies) found = found || sub->name() == d.name;
     if (!found) missing += (missing.empty() ? "" : ", ") + d.name;
   }
+  if (!missing.empty() && dependency_update)
+    throw Error(ErrorCode::Usage,
+                "--dependency-update: the chart's dependencies " + missing +
+                    " are missing in charts/ and ejob does not download charts: run `helm "
+                    "dependency update` (or `helm dependency build`) first");
   if (!missing.empty())
     throw Error(ErrorCode::Input,
                 "An error occurred while checking for chart dependencies. You may need to run "
@@ -79,12 +89,50 @@ void check_kube_version(const Chart& chart, const KubeVersion& kube) {
                                     " which is incompatible with Kubernetes " + kube.version);
 }
 
+/// Helm's chart.CRDObjects: each crds/*.{yaml,yml,json} file (any case) of the chart, in load
+/// order, then its (enabled) subcharts', path joined to the chart's full path.
+void collect_crds(const Chart& c, std::vector<Manifest>& out) {
+  for (const ChartFile& f : c.files) {
+    if (!f.name.starts_with("crds/")) continue;
+    std::string base = f.name.substr(f.name.rfind('/') + 1);
+    size_t dot = base.rfind('.');
+    std::string ext = dot == std::string::npos ? "" : base.substr(dot);
+    std::transform(ext.begin(), ext.end(), ext.begin(),
+                   [](unsigned char ch) { return std::tolower(ch); });
+    if (ext == ".yaml" || ext == ".yml" || ext == ".json")
+      out.push_back({clean_path(c.full_path() + "/" + f.name), f.data, ""});
+  }
+  for (const ChartPtr& sub : c.dependencies) collect_crds(*sub, out);
+}
+
+/// What `helm template` prints after rendering; the output-dir files written first.
 std::string print(const SortedManifests& sorted, const RenderOptions& options, const RenderIo& io) {
-  if (!options.output_dir.empty())
-    return write_output_dir(sorted, options.output_dir, io.write, io.exists);
-  std::string out = format_manifests(sorted);
-  if (!options.show_only.empty()) return show_only(out, options.show_only);
-  return out;
+  std::string text;
+  std::string log;
+  if (options.output_dir.empty()) {
+    text = format_manifests(sorted, io.post_render);
+  } else {
+    OutputDir dir{options.output_dir, options.output_dir};
+    if (options.release_name_dir)
+      dir.release_dir = clean_path(options.output_dir + "/" + options.release_name);
+    log = write_output_dir(sorted, dir, io.write, io.exists);
+    // The post-renderer still runs, on the empty manifest text; what it prints is printed.
+    text = unicode::trim_space(io.post_render ? io.post_render("") : std::string()) + "\n";
+  }
+  // With --output-dir the text holds no `# Source:` line, so every --show-only fails.
+  if (!options.show_only.empty()) text = show_only(text, options.show_only);
+  return log + text;
+}
+
+/// Helm's check of --labels: the release's own label names are reserved.
+void check_labels(const std::vector<std::string>& keys) {
+  static constexpr std::string_view k_system[] = {"name",    "owner",     "status",
+                                                  "version", "createdAt", "modifiedAt"};
+  for (const std::string& k : keys)
+    if (std::find(std::begin(k_system), std::end(k_system), k) != std::end(k_system))
+      throw Error(ErrorCode::Usage,
+                  "user supplied labels contains system reserved label name. System labels: "
+                  "[name owner status version createdAt modifiedAt]");
 }
 
 /// Full match of [a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*: labels of
@@ -116,6 +164,17 @@ void validate_release_name(const std::string& name) {
                     " and the length must not be longer than 53");
 }
 
+std::string template_name(const std::string& name_template) {
+  if (name_template.empty()) return "";
+  try {
+    Engine engine;
+    engine.parse({{"name-template", name_template}});
+    return engine.execute("name-template", Value{});
+  } catch (const Error& e) {
+    throw Error(ErrorCode::Usage, "--name-template: " + e.message());
+  }
+}
+
 std::map<std::string, std::string> render_templates(const Chart& chart, const Map& values,
                                                     const Value& release,
                                                     const Value& capabilities) {
@@ -142,6 +201,9 @@ std::map<std::string, std::string> render_templates(const Chart& chart, const Ma
 }
 
 SortedManifests render_manifests(const RenderOptions& options, const RenderIo& io) {
+  // cmd/helm/template.go parses --kube-version before anything else.
+  KubeVersion kube = options.kube_version.empty() ? parse_kube_version(k_default_kube_version)
+                                                  : parse_kube_version(options.kube_version);
   Map user =
       options.user_values ? *options.user_values : merge_user_values(options.values, io.read);
   // process_dependencies edits the chart tree, so a caller's chart is rendered from a copy.
@@ -149,18 +211,23 @@ SortedManifests render_manifests(const RenderOptions& options, const RenderIo& i
   if (!chart->metadata.type.empty() && chart->metadata.type != "application")
     throw Error(ErrorCode::Input, chart->metadata.type + " charts are not installable");
   if (chart->metadata.deprecated && io.warn) io.warn("WARNING: This chart is deprecated");
-  if (chart->metadata.has_dependencies) check_dependencies(*chart);
+  if (chart->metadata.has_dependencies) check_dependencies(*chart, options.dependency_update);
   validate_release_name(options.release_name);
   process_dependencies(*chart, user, io.warn);
-  KubeVersion kube = options.kube_version.empty() ? parse_kube_version(k_default_kube_version)
-                                                  : parse_kube_version(options.kube_version);
   Map values = coalesce_values(*chart, user, io.warn);
-  validate_values(*chart, values);
+  if (!options.skip_schema_validation) validate_values(*chart, values);
+  check_labels(options.labels);
   check_kube_version(*chart, kube);
   std::map<std::string, std::string> files = render_templates(
-      *chart, values, make_release(options.release_name, options.ns), make_capabilities(kube));
+      *chart, values, make_release(options.release_name, options.ns, options.is_upgrade),
+      make_capabilities(kube, options.api_versions));
   std::erase_if(files, [](const auto& f) { return f.first.ends_with("NOTES.txt"); });
-  return sort_manifests(files, io.warn);
+  SortedManifests sorted = sort_manifests(files, io.warn);
+  if (options.include_crds) collect_crds(*chart, sorted.crds);
+  if (options.no_hooks) sorted.hooks.clear();
+  if (options.skip_tests)
+    std::erase_if(sorted.hooks, [](const Manifest& h) { return h.test_hook; });
+  return sorted;
 }
 
 std::string render_chart(const RenderOptions& options, const RenderIo& io) {

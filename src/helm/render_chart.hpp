@@ -27,23 +27,34 @@ struct RenderOptions {
   std::string release_name = "release-name";
   std::string ns = "default";
   ValueSources values;
-  std::string kube_version;            ///< empty: k_default_kube_version
-  std::vector<std::string> show_only;  ///< --show-only globs
-  std::string output_dir;              ///< --output-dir (empty: print)
-  ChartPtr chart;                      ///< a chart already loaded (embedded); replaces chart_dir
-  std::optional<Map> user_values;      ///< user values already merged; replaces `values`
+  std::string kube_version;               ///< empty: k_default_kube_version
+  std::vector<std::string> api_versions;  ///< --api-versions: added to the default set
+  std::vector<std::string> show_only;     ///< --show-only globs
+  std::string output_dir;                 ///< --output-dir (empty: print)
+  bool release_name_dir = false;          ///< --release-name: manifests under output_dir/RELEASE
+  bool is_upgrade = false;                ///< --is-upgrade: .Release.IsUpgrade, not IsInstall
+  bool include_crds = false;              ///< --include-crds: crds/ files printed first
+  bool no_hooks = false;                  ///< --no-hooks: hooks not printed
+  bool skip_tests = false;                ///< --skip-tests: test hooks not printed
+  bool skip_schema_validation = false;    ///< --skip-schema-validation
+  bool dependency_update = false;         ///< --dependency-update: missing dependencies are fetched
+  std::vector<std::string> labels;        ///< --labels keys (release metadata; checked only)
+  ChartPtr chart;                         ///< a chart already loaded (embedded); replaces chart_dir
+  std::optional<Map> user_values;         ///< user values already merged; replaces `values`
 };
 
 /// The side effects the pipeline needs besides reading the chart.
 struct RenderIo {
-  ReadFile read;      ///< -f and --set-file paths (`-` = stdin)
-  WriteFile write;    ///< --output-dir files
-  FileExists exists;  ///< --output-dir hook appends
-  Warn warn;          ///< Helm's log lines (stderr)
+  ReadFile read;           ///< -f and --set-file paths (`-` = stdin)
+  WriteFile write;         ///< --output-dir files
+  FileExists exists;       ///< --output-dir hook appends
+  Warn warn;               ///< Helm's log lines (stderr)
+  PostRender post_render;  ///< --post-renderer (none: unset)
 };
 
 /// The pipeline up to the sorted manifests and hooks, without printing them: what `ejob
-/// submit` sends. --show-only and --output-dir do not apply.
+/// submit` sends. --show-only, --output-dir and the post-renderer do not apply; --no-hooks and
+/// --skip-tests drop hooks here, --include-crds adds the CRD files.
 SortedManifests render_manifests(const RenderOptions& options, const RenderIo& io);
 
 /// The objects of rendered manifests, manifests then hooks in output order, each document
@@ -66,5 +77,9 @@ std::map<std::string, std::string> render_templates(const Chart& chart, const Ma
 
 /// Helm's ValidateReleaseName, with its error text.
 void validate_release_name(const std::string& name);
+
+/// Helm's action.TemplateName for --name-template: the template executed with no data. Throws
+/// ejob::Error(Usage) on a parse or execution error.
+std::string template_name(const std::string& name_template);
 
 }  // namespace ejob::render

@@ -4,6 +4,7 @@
 
 #include <random>
 
+#include "ejob/helm/render_chart.hpp"
 #include "ejob/job/job_flags.hpp"
 #include "ejob/render/naming.hpp"
 #include "ejob/spot/presets.hpp"
@@ -115,7 +116,7 @@ std::string choose_job_name(const NameRequest& request, const Map& user, const M
   render::NameBudget budget = render::name_budget(max, blobs);
   if (request.exact) {
     if (request.helm_release)
-      render::check_release_name(request.name);
+      render::validate_release_name(request.name);  // Helm's rule: 53 characters
     else
       render::check_exact_name(request.name, budget);
     return request.name;

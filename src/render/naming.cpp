@@ -28,14 +28,6 @@ bool has_label_form(std::string_view name) {
   return true;
 }
 
-/// `[a-z0-9]([-a-z0-9]*[a-z0-9])?`: a DNS-1123 label (a digit may lead, unlike DNS-1035).
-bool is_dns1123_label(std::string_view label) {
-  if (label.empty() || !is_lower_alnum(label.front()) || !is_lower_alnum(label.back()))
-    return false;
-  return std::all_of(label.begin(), label.end(),
-                     [](char c) { return is_lower_alnum(c) || c == '-'; });
-}
-
 uint32_t random_device_draw() {
   static std::random_device device;
   return device();
@@ -101,22 +93,6 @@ std::string unique_job_name(std::string_view model, const NameBudget& budget,
   base += '-';
   for (std::size_t i = 0; i < k_suffix_length; ++i) base += k_alphabet[draw() % k_alphabet.size()];
   return base;
-}
-
-void check_release_name(std::string_view name) {
-  constexpr std::size_t k_max_release_name = 53;
-  bool valid = !name.empty() && name.size() <= k_max_release_name;
-  for (std::size_t start = 0; valid && start <= name.size();) {
-    const std::size_t dot = std::min(name.find('.', start), name.size());
-    valid = is_dns1123_label(name.substr(start, dot - start));
-    start = dot + 1;
-  }
-  if (!valid)
-    throw Error(ErrorCode::Usage,
-                fmt::format("release name \"{}\": invalid release name, must match regex "
-                            "^(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])+$ and the length must "
-                            "not be longer than 53",
-                            name));
 }
 
 void check_exact_name(std::string_view name, const NameBudget& budget) {

@@ -51,8 +51,4 @@ std::string unique_job_name(std::string_view model, const NameBudget& budget,
 /// ejob::Error(Usage) naming `--name` and the accepted form otherwise.
 void check_exact_name(std::string_view name, const NameBudget& budget);
 
-/// Helm's ValidateReleaseName, for charts other than the job chart: at most 53 characters of
-/// dot-separated DNS-1123 labels. Throws ejob::Error(Usage) with Helm's message otherwise.
-void check_release_name(std::string_view name);
-
 }  // namespace ejob::render

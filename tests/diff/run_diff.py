@@ -25,7 +25,8 @@ the file `sub/Chart.yaml` into the gzip'd tar `charts/sub.tgz` (members in case 
 as `L` records), pax (long names as pax `path` records) or ustar (long names split into
 prefix/name).
 Both programs run in a fresh directory as
-`template --chart chart --exact-name [--name release-name] ARGS...`.
+`template --chart chart --exact-name [--name release-name] ARGS...` (`--name release-name`
+unless ARGS hold --name, --name-template or --generate-name).
 
 The free text may hold a line `expect: error`: the reference must then fail, otherwise it must
 succeed (this keeps a case from silently testing something other than what it says).
@@ -90,7 +91,8 @@ def case_argv(files):
         if name == "args":
             extra = [line for line in content.splitlines() if line != ""]
     argv = ["template", "--chart", "chart", "--exact-name"]
-    if "--name" not in extra:
+    # --name plays helm's NAME argument, which --name-template and --generate-name forbid
+    if not {"--name", "--name-template", "--generate-name"} & set(extra):
         argv += ["--name", "release-name"]
     return argv + extra
 

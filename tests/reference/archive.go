@@ -116,6 +116,14 @@ func loadArchive(data []byte, parent *Chart) (*Chart, error) {
 // subcharts below charts/ are directories (grouped by their first path element) or archives.
 func loadFiles(files []bufferedFile, parent *Chart) (*Chart, error) {
 	c := &Chart{Parent: parent, Files: Files{}}
+	// Helm keeps the other files in the order given (tar order): crds/ prints in it.
+	var order []string
+	for _, f := range files {
+		if !strings.HasPrefix(f.name, "charts/") && !strings.HasPrefix(f.name, "templates/") {
+			order = append(order, f.name)
+		}
+	}
+	defer func() { c.FileOrder = filterKnown(order, c.Files) }()
 	sort.SliceStable(files, func(i, j int) bool { return files[i].name < files[j].name })
 	metaSeen := false
 	groups := map[string][]bufferedFile{}
@@ -164,4 +172,17 @@ func loadFiles(files []bufferedFile, parent *Chart) (*Chart, error) {
 		c.Subcharts = append(c.Subcharts, sub)
 	}
 	return c, nil
+}
+
+// filterKnown keeps the names that became Files, each once, in the given order.
+func filterKnown(order []string, files Files) []string {
+	var out []string
+	seen := map[string]bool{}
+	for _, n := range order {
+		if _, ok := files[n]; ok && !seen[n] {
+			seen[n] = true
+			out = append(out, n)
+		}
+	}
+	return out
 }

@@ -62,6 +62,7 @@ type Chart struct {
 	Values    map[string]interface{}
 	Templates []TemplateFile // names relative to the chart root: templates/x.yaml
 	Files     Files
+	FileOrder []string // the names of Files in load order (for crds/)
 	Schema    []byte // values.schema.json, nil when absent
 	Subcharts []*Chart
 	Parent    *Chart
@@ -223,6 +224,9 @@ func (c *Chart) addFile(rel string, data []byte, metaSeen *bool) error {
 		c.Templates = append(c.Templates, TemplateFile{Name: rel, Data: data})
 	case strings.HasPrefix(rel, "charts/") && path.Ext(rel) != ".prov":
 	default:
+		if _, seen := c.Files[rel]; !seen {
+			c.FileOrder = append(c.FileOrder, rel)
+		}
 		c.Files[rel] = data
 	}
 	return nil

@@ -11,6 +11,7 @@ import (
 	"io"
 	"os"
 	"strings"
+	"time"
 )
 
 // options holds the parsed command line of `ejob-reference template`.
@@ -27,13 +28,43 @@ type options struct {
 	kubeVersion string
 	showOnly    []string
 	outputDir   string
+	// helm template's flags (cmd/helm/template.go and install.go of Helm v3.21.4)
+	apiVersions      []string // -a/--api-versions, each value read as CSV
+	includeCRDs      bool
+	skipTests        bool
+	noHooks          bool
+	isUpgrade        bool
+	releaseNameDir   bool // --release-name
+	skipSchema       bool // --skip-schema-validation
+	dependencyUpdate bool
+	generateName     bool
+	nameTemplate     string
+	nameGiven        bool
+	labels           []string
+	postRenderer     string
+	postRendererArgs []string
+	dryRun           string
+	timeout          string
+	validate         bool
+	enableDNS        bool
+}
+
+// boolFlags are helm template's flags without a value (the no-op ones change nothing printed).
+var boolFlags = map[string]bool{
+	"--exact-name": true, "--include-crds": true, "--skip-tests": true, "--no-hooks": true,
+	"--is-upgrade": true, "--release-name": true, "--skip-schema-validation": true,
+	"--dependency-update": true, "--generate-name": true, "--validate": true, "--enable-dns": true,
+	"--skip-crds": true, "--wait": true, "--wait-for-jobs": true, "--atomic": true, "--force": true,
+	"--replace": true, "--create-namespace": true, "--disable-openapi-validation": true,
+	"--render-subchart-notes": true, "--hide-notes": true, "--take-ownership": true, "--devel": true,
 }
 
 func usage() error {
 	return fmt.Errorf("usage: ejob-reference template --chart DIR --name NAME [--exact-name] " +
 		"[-n NS] [-f FILE]... [--set K=V]... [--set-string K=V]... [--set-json K=JSON]... " +
 		"[--set-file K=PATH]... [--set-literal K=V]... [--kube-version V] [--show-only T] " +
-		"[--output-dir DIR]")
+		"[--output-dir DIR] [helm template's flags: -a, --include-crds, --skip-tests, " +
+		"--no-hooks, --is-upgrade, --release-name, --name-template, --post-renderer, …]")
 }
 
 // parseArgs reads the command line (without the program name).
@@ -46,15 +77,39 @@ func parseArgs(args []string) (*options, error) {
 		"-f": &o.valueFiles, "--values": &o.valueFiles, "--set": &o.sets,
 		"--set-string": &o.setStrings, "--set-json": &o.setJSONs, "--set-file": &o.setFiles,
 		"--set-literal": &o.setLiterals, "--show-only": &o.showOnly, "-s": &o.showOnly,
+		"-a": &o.apiVersions, "--api-versions": &o.apiVersions, "-l": &o.labels,
+		"--labels": &o.labels, "--post-renderer-args": &o.postRendererArgs,
 	}
+	var description string
 	singles := map[string]*string{
 		"--chart": &o.chartDir, "--name": &o.name, "-n": &o.namespace, "--namespace": &o.namespace,
 		"--kube-version": &o.kubeVersion, "--output-dir": &o.outputDir,
+		"--name-template": &o.nameTemplate, "--post-renderer": &o.postRenderer,
+		"--timeout": &o.timeout, "--description": &description,
+	}
+	flags := map[string]*bool{
+		"--include-crds": &o.includeCRDs, "--skip-tests": &o.skipTests, "--no-hooks": &o.noHooks,
+		"--is-upgrade": &o.isUpgrade, "--release-name": &o.releaseNameDir,
+		"--skip-schema-validation": &o.skipSchema, "--dependency-update": &o.dependencyUpdate,
+		"--generate-name": &o.generateName, "--validate": &o.validate, "--enable-dns": &o.enableDNS,
 	}
 	for i := 1; i < len(args); i++ {
 		a := args[i]
-		if a == "--exact-name" {
+		if boolFlags[a] {
+			if p, ok := flags[a]; ok {
+				*p = true
+			}
 			continue
+		}
+		if a == "--dry-run" || strings.HasPrefix(a, "--dry-run=") {
+			o.dryRun = "client"
+			if strings.HasPrefix(a, "--dry-run=") {
+				o.dryRun = strings.TrimPrefix(a, "--dry-run=")
+			}
+			continue
+		}
+		if a == "--name" || strings.HasPrefix(a, "--name=") {
+			o.nameGiven = true
 		}
 		flag, value, hasValue := strings.Cut(a, "=")
 		if !strings.HasPrefix(flag, "--") {
@@ -77,6 +132,11 @@ func parseArgs(args []string) (*options, error) {
 	}
 	if o.chartDir == "" {
 		return nil, usage()
+	}
+	if o.timeout != "" {
+		if _, err := time.ParseDuration(o.timeout); err != nil {
+			return nil, fmt.Errorf("invalid argument %q for \"--timeout\" flag: %s", o.timeout, err)
+		}
 	}
 	return o, nil
 }

@@ -6,13 +6,14 @@ package main
 // --output-dir.
 
 import (
+	"bytes"
 	"fmt"
 	"os"
+	"os/exec"
 	"path"
 	"path/filepath"
 	"regexp"
 	"sort"
-	"strconv"
 	"strings"
 
 	"sigs.k8s.io/yaml"
@@ -52,6 +53,7 @@ type manifest struct {
 	path    string
 	content string
 	kind    string
+	test    bool // a hook with the test (or test-success) event
 }
 
 // splitManifests splits one rendered file into trimmed documents.
@@ -95,10 +97,12 @@ func sortManifests(files map[string]string) (manifests, hooks []manifest, err er
 			}
 			known := true
 			for _, h := range strings.Split(hookTypes, ",") {
-				if !knownHooks[strings.ToLower(strings.TrimSpace(h))] {
+				event := strings.ToLower(strings.TrimSpace(h))
+				if !knownHooks[event] {
 					known = false
 					break
 				}
+				m.test = m.test || event == "test" || event == "test-success"
 			}
 			if !known {
 				fmt.Fprintf(os.Stderr, "info: skipping unknown hook: %q\n", hookTypes)
@@ -130,23 +134,74 @@ func sortByKind(ms []manifest) {
 	})
 }
 
-// writeOutput produces `helm template`'s stdout (or writes files under outputDir).
-func writeOutput(o *options, manifests, hooks []manifest) (string, error) {
-	if o.outputDir != "" {
-		return writeOutputDir(o.outputDir, append(manifests, hooks...))
+// crdObjects is Helm's Chart.CRDObjects: crds/*.{yaml,yml,json} (any case) of the chart in
+// load order, then of its subcharts.
+func crdObjects(c *Chart) []manifest {
+	var out []manifest
+	for _, name := range c.FileOrder {
+		ext := strings.ToLower(filepath.Ext(name))
+		if strings.HasPrefix(name, "crds/") && (ext == ".yaml" || ext == ".yml" || ext == ".json") {
+			out = append(out, manifest{path: filepath.Join(c.FullPath(), name), content: string(c.Files[name])})
+		}
 	}
+	for _, s := range c.Subcharts {
+		out = append(out, crdObjects(s)...)
+	}
+	return out
+}
+
+// postRender runs --post-renderer as Helm's postrender.execRender does.
+func postRender(o *options, in string) (string, error) {
+	full, err := exec.LookPath(o.postRenderer)
+	if err != nil {
+		return "", fmt.Errorf("invalid argument %q for \"--post-renderer\" flag: unable to find binary at %s: %s", o.postRenderer, o.postRenderer, err)
+	}
+	if full, err = filepath.Abs(full); err != nil {
+		return "", err
+	}
+	cmd := exec.Command(full, o.postRendererArgs...)
+	cmd.Stdin = strings.NewReader(in)
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	if err := cmd.Run(); err != nil {
+		return "", fmt.Errorf("error while running post render on files: error while running command %s. error output:\n%s: %s", full, stderr.String(), err)
+	}
+	return stdout.String(), nil
+}
+
+// writeOutput produces `helm template`'s stdout (or writes files under outputDir): the
+// manifest text (CRDs, manifests, post-rendered), TrimSpace'd, then the hooks.
+func writeOutput(o *options, crds, manifests, hooks []manifest) (string, error) {
 	var body strings.Builder
-	for _, m := range manifests {
-		fmt.Fprintf(&body, "---\n# Source: %s\n%s\n", m.path, m.content)
+	var log string
+	if o.outputDir != "" {
+		var err error
+		if log, err = writeOutputDir(o, crds, manifests, hooks); err != nil {
+			return "", err
+		}
+	} else {
+		for _, m := range append(append([]manifest{}, crds...), manifests...) {
+			fmt.Fprintf(&body, "---\n# Source: %s\n%s\n", m.path, m.content)
+		}
 	}
-	out := strings.TrimSpace(body.String()) + "\n"
-	for _, h := range hooks {
-		out += fmt.Sprintf("---\n# Source: %s\n%s\n", h.path, h.content)
+	text := body.String()
+	if o.postRenderer != "" {
+		var err error
+		if text, err = postRender(o, text); err != nil {
+			return "", err
+		}
+	}
+	out := strings.TrimSpace(text) + "\n"
+	if o.outputDir == "" {
+		for _, h := range hooks {
+			out += fmt.Sprintf("---\n# Source: %s\n%s\n", h.path, h.content)
+		}
 	}
 	if len(o.showOnly) > 0 {
-		return showOnly(out, o.showOnly)
+		shown, err := showOnly(out, o.showOnly)
+		return log + shown, err
 	}
-	return out, nil
+	return log + out, nil
 }
 
 var sourceLine = regexp.MustCompile(`# Source: [^/]+/(.+)`)
@@ -175,48 +230,51 @@ func showOnly(out string, patterns []string) (string, error) {
 	return sb.String(), nil
 }
 
-// writeOutputDir writes each document to DIR/<template path>, appending documents of the same
-// file, and lists each write.
-func writeOutputDir(dir string, ms []manifest) (string, error) {
+// writeOutputDir writes CRDs to DIR/<path>, manifests and hooks to DIR[/RELEASE]/<path>
+// (appending further documents of a file; a hook appends to any file already there), and
+// lists each write.
+func writeOutputDir(o *options, crds, manifests, hooks []manifest) (string, error) {
 	var sb strings.Builder
 	written := map[string]bool{}
-	for _, m := range ms {
-		target := filepath.Join(dir, m.path)
-		if err := os.MkdirAll(filepath.Dir(target), 0o755); err != nil {
-			return "", err
+	releaseDir := o.outputDir
+	if o.releaseNameDir {
+		releaseDir = filepath.Join(o.outputDir, o.name)
+	}
+	write := func(dir string, m manifest, appendTo bool) error {
+		target := strings.Join([]string{dir, m.path}, "/")
+		if err := os.MkdirAll(path.Dir(target), 0o755); err != nil {
+			return err
 		}
 		flags := os.O_CREATE | os.O_WRONLY | os.O_TRUNC
-		if written[target] {
+		if appendTo {
 			flags = os.O_APPEND | os.O_WRONLY
 		}
 		f, err := os.OpenFile(target, flags, 0o644)
 		if err != nil {
-			return "", err
+			return err
 		}
 		_, err = fmt.Fprintf(f, "---\n# Source: %s\n%s\n", m.path, m.content)
 		f.Close()
-		if err != nil {
+		sb.WriteString("wrote " + target + "\n")
+		return err
+	}
+	for _, m := range crds {
+		if err := write(o.outputDir, m, written[m.path]); err != nil {
 			return "", err
 		}
-		written[target] = true
-		sb.WriteString("wrote " + target + "\n")
+		written[m.path] = true
 	}
-	// the (empty) manifest text still ends the output with its newline
-	sb.WriteString("\n")
-	return sb.String(), nil
-}
-
-// parseKubeVersion turns `1.30` / `v1.30.2` into `.Capabilities.KubeVersion`.
-func parseKubeVersion(v string) (KubeVersion, error) {
-	s := strings.TrimPrefix(v, "v")
-	parts := strings.SplitN(s, ".", 3)
-	for len(parts) < 3 {
-		parts = append(parts, "0")
+	for _, m := range manifests {
+		if err := write(releaseDir, m, written[m.path]); err != nil {
+			return "", err
+		}
+		written[m.path] = true
 	}
-	for _, p := range parts[:2] {
-		if _, err := strconv.ParseUint(p, 10, 64); err != nil {
-			return KubeVersion{}, fmt.Errorf("invalid kube version %q", v)
+	for _, h := range hooks {
+		_, err := os.Stat(filepath.Join(releaseDir, h.path))
+		if err := write(releaseDir, h, err == nil); err != nil {
+			return "", err
 		}
 	}
-	return KubeVersion{Version: "v" + strings.Join(parts, "."), Major: parts[0], Minor: parts[1]}, nil
+	return sb.String(), nil
 }
