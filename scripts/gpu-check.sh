@@ -4,7 +4,8 @@
 # here as it is into a worker image) running tests/agent/nccl_allreduce.py with
 # `--standalone --nproc_per_node=gpu` — one worker per GPU, a real NCCL all-reduce whose sum is
 # checked — and the same script under the machine's own torchrun, side by side, with the wall
-# time of each. Exits non-zero when a step fails.
+# time of each; then one c10d rendezvous of an ejob-agent and a torchrun agent of that torch (each
+# hosting the store in turn), a gloo all-reduce over 4 ranks. Exits non-zero when a step fails.
 #   scripts/gpu-check.sh [AGENT]     AGENT defaults to build/ci/ejob-agent
 set -uo pipefail
 cd "$(dirname "$0")/.." || exit 1
@@ -28,6 +29,11 @@ find_python() {
   done
   return 1
 }
+
+# How torchrun is started: `-m torch.distributed.run`, or a wrapper script (TORCHRUN_WRAPPER;
+# Debian 12's torch 1.13 needs tests/agent/torchrun_wrapper.py on Python 3.11).
+torchrun_module=(-m torch.distributed.run)
+[ -n "${TORCHRUN_WRAPPER:-}" ] && torchrun_module=("$TORCHRUN_WRAPPER")
 
 section "machine"
 uname -r
@@ -64,5 +70,40 @@ PYTHON_EXEC=$python run_timed ejob-agent "$agent" --standalone --nproc_per_node=
 section "the same under the machine's torchrun"
 run_timed torchrun "$python" -m torch.distributed.run --standalone --nproc_per_node=gpu \
   tests/agent/nccl_allreduce.py --mib 256 || fail "torchrun + NCCL"
+
+# One c10d rendezvous of an ejob-agent and a torchrun agent of the machine's torch, 2 workers
+# each, a gloo all-reduce over the world of 4 (sum 10); HOST says which of the two hosts the
+# TCPStore (the other joins with is_host=0).
+mixed_rendezvous() {
+  local host=$1 port dir pids=() rc=0
+  port=$("$python" -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+  dir=$(mktemp -d)
+  local common=(--local_addr=127.0.0.1 --rdzv_backend=c10d "--rdzv_endpoint=127.0.0.1:$port"
+    "--rdzv_id=mixed-$host" --nnodes=2 --nproc_per_node=2)
+  local worker=(tests/agent/gloo_allreduce.py --expect-world 4 --out "$dir")
+  local ejob_conf=--rdzv_conf=is_host=0 torchrun_conf=--rdzv_conf=is_host=1
+  [ "$host" = ejob ] && { ejob_conf=--rdzv_conf=is_host=1; torchrun_conf=--rdzv_conf=is_host=0; }
+  AGENT_TAG=ejob PYTHON_EXEC=$python timeout 120 "$agent" "${common[@]}" "$ejob_conf" "${worker[@]}" \
+    >"$dir/ejob.log" 2>&1 &
+  pids+=($!)
+  AGENT_TAG=torchrun timeout 120 "$python" "${torchrun_module[@]}" "${common[@]}" "$torchrun_conf" \
+    "${worker[@]}" >"$dir/torchrun.log" 2>&1 &
+  pids+=($!)
+  for p in "${pids[@]}"; do wait "$p" || rc=1; done
+  for r in "$dir"/r*.json; do [ -f "$r" ] && { cat "$r"; echo; }; done
+  local ok
+  ok=$(grep -l '"ok": true' "$dir"/r*.json 2>/dev/null | wc -l)
+  if [ "$rc" -ne 0 ] || [ "$ok" -ne 4 ]; then
+    tail -n 30 "$dir/ejob.log" "$dir/torchrun.log"
+    fail "mixed c10d rendezvous, $host hosting the store ($ok of 4 ranks ok)"
+  else
+    echo "mixed c10d rendezvous, $host hosting the store: 4 ranks, sum 10, both agents exit 0"
+  fi
+  rm -rf "$dir"
+}
+
+section "ejob-agent and the machine's torchrun in one c10d rendezvous (gloo)"
+mixed_rendezvous ejob
+mixed_rendezvous torchrun
 
 exit $status
