@@ -365,7 +365,9 @@ void register_builtins(FuncMap& map) {
           }));
   map.add("call", fn({P::Any, P::Any}, true, true, [](const FuncArgs& a) -> Value {
             if (a[0].is_nil()) throw FuncError{"call of nil"};
-            throw FuncError{"non-function of type " + a[0].type_name()};
+            // Go >= 1.24 names the callee (1.19: "non-function of type T").
+            std::string callee = a.ctx != nullptr ? a.ctx->callee : std::string();
+            throw FuncError{"non-function " + callee + " of type " + a[0].type_name()};
           }));
 }
 
