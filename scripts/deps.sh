@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
 # Installs, from Debian's archive, what ejob needs and this machine lacks.
 #   scripts/deps.sh build   compiler, CMake and the libraries ejob links
-#   scripts/deps.sh test    the above plus the test peers: etcd, torch, scikit-learn, Go + Sprig,
-#                           kubectl (Debian 12's and 13's unpacked privately) and a Debian 11
-#                           root for the agent (scripts/peers.sh)
+#   scripts/deps.sh test    the above plus the test peers: etcd, torch, scikit-learn, Sprig's Go
+#                           sources, kubectl and Go 1.24 (Debian 12's and 13's unpacked
+#                           privately) and a Debian 11 root for the agent (scripts/peers.sh)
 #   scripts/deps.sh demo    build's plus what `ejob submit examples/digits.yaml --local` runs:
 #                           etcd, and Debian's python3 with torch and scikit-learn
 # A need is met by whatever the machine already has, whoever installed it: a kubectl, etcd, go
@@ -67,7 +67,6 @@ clang_format_ok() {
 }
 # etcd 3.3 to 3.5 serve the v2 API the agent's etcd rendezvous speaks (3.6 removed it).
 etcd_ok() { local v; v=$(cmd_version etcd --version); at_least "$v" 3.3 && ! at_least "$v" 3.6; }
-go_ok() { at_least "$(cmd_version go version)" 1.19; }
 kubectl_ok() { at_least "$(cmd_version kubectl version --client -o json)" 1.20; }
 # What the local demo runs (examples/digits.yaml): a private etcd and ejob-agents whose workers
 # are Debian's python3 with torch and scikit-learn (its digits data set ships with it).
@@ -81,7 +80,6 @@ if [ "$mode" = test ]; then
   need clang-format-14 clang_format_ok
   need python3-yaml sys_python_has yaml
   need python3-etcd sys_python_has etcd
-  need golang-go go_ok
   need kubernetes-client kubectl_ok
   need openssl has_cmd openssl
   need curl has_cmd curl
@@ -90,7 +88,8 @@ if [ "$mode" = test ]; then
   need nghttp2-server has_cmd nghttpd
   # The Debian 11 root that ejob-agent is tested in (scripts/peers.sh).
   need debootstrap test -x /usr/sbin/debootstrap
-  # Go's text/template + Sprig oracle builds in GOPATH mode from Debian's Go source packages.
+  # Go's text/template + Sprig oracle builds in GOPATH mode from Debian's Go source packages,
+  # with Debian 13's Go 1.24 that scripts/peers.sh unpacks (bookworm's golang-go is 1.19).
   for p in catch2 libcpp-httplib-dev libbenchmark-dev golang-github-masterminds-sprig-dev \
     golang-k8s-sigs-yaml-dev golang-gopkg-yaml.v2-dev golang-gopkg-yaml.v3-dev \
     golang-github-burntsushi-toml-dev golang-github-xeipuuv-gojsonschema-dev; do need "$p"; done

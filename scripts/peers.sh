@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # Unpacks, privately under .cache/peers/, the peer programs the tests run in more than one
 # version: Debian 12's kubectl (1.20) and Debian 13's (1.32), both static Go binaries from the
-# `kubernetes-client` package. Nothing is installed into the host and trixie is never added to
+# `kubernetes-client` package; and Debian 13's Go 1.24 and mergo 1.0.1 sources, the
+# differential oracle's compiler and merge library.
+# Nothing is installed into the host and trixie is never added to
 # its apt sources: each suite gets its own apt state under .cache/peers/apt-SUITE, pointed at
 # the Debian mirror this machine's sources already name, and the packages are unpacked with
 # dpkg-deb -x. A peer already unpacked is kept (reruns need no network). Also a Debian 11
@@ -30,10 +32,11 @@ suite_apt() {
     -o Debug::NoLocking=true -o APT::Sandbox::User="$(id -un)" "$@"
 }
 
-# Downloads PACKAGE of SUITE and unpacks it into .cache/peers/NAME (once).
+# Downloads PACKAGE... of SUITE and unpacks them all into .cache/peers/NAME (once).
 unpack_deb() {
-  local suite=$1 package=$2 name=$3
-  local dir=$root/apt-$suite dest=$root/$name
+  local suite=$1 name=$2
+  shift 2
+  local dir=$root/apt-$suite dest=$root/$name package
   [ -f "$dest/.unpacked" ] && return 0
   mkdir -p "$dir/lists/partial" "$dir/cache/archives/partial" "$dir/debs" "$dir/empty"
   touch "$dir/status"
@@ -42,23 +45,45 @@ unpack_deb() {
     fail "cannot read Debian $suite's package lists from $mirror (see $dir/update.log)" \
       "check the network or proxy (http_proxy) to that mirror, then rerun scripts/deps.sh test"
   rm -f "$dir"/debs/*.deb
-  (cd "$dir/debs" && suite_apt "$suite" download "$package" >"$dir/download.log" 2>&1) ||
-    fail "cannot download $package from Debian $suite (see $dir/download.log)" \
+  (cd "$dir/debs" && suite_apt "$suite" download "$@" >"$dir/download.log" 2>&1) ||
+    fail "cannot download $* from Debian $suite (see $dir/download.log)" \
       "check the network or proxy to $mirror, then rerun scripts/deps.sh test"
   rm -rf "$dest"
-  dpkg-deb -x "$dir"/debs/"$package"_*.deb "$dest"
+  for package in "$@"; do dpkg-deb -x "$dir"/debs/"$package"_*.deb "$dest"; done
   touch "$dest/.unpacked"
 }
 
 # kubectl: bookworm's package is kubernetes-client; in trixie that name is a transitional
 # package and the binary is in `kubectl`.
-unpack_deb bookworm kubernetes-client debian12-kubectl
-unpack_deb trixie kubectl debian13-kubectl
+unpack_deb bookworm debian12-kubectl kubernetes-client
+unpack_deb trixie debian13-kubectl kubectl
 for k in "$root"/debian1?-kubectl/usr/bin/kubectl; do
   v=$("$k" version --client -o json 2>/dev/null | sed -n 's/.*"gitVersion": *"\([^"]*\)".*/\1/p')
   [ -n "$v" ] || fail "${k#"$PWD"/} does not run" "rm -rf .cache/peers and rerun scripts/deps.sh test"
   echo "peers: kubectl $v at ${k#"$PWD"/}" >&2
 done
+
+# Go 1.24 from Debian 13, the toolchain the differential oracle (tests/reference) is built with:
+# Helm v3.21 is built with Go >= 1.24, whose text/template differs from bookworm's Go 1.19
+# (range over an integer, else with, ...). The compiler and its standard library's sources are
+# two packages; lib/go-1.24/src links to share/go-1.24/src, so both unpack into one tree and
+# GOROOT is .cache/peers/debian13-go/usr/lib/go-1.24 (tests/CMakeLists.txt looks there).
+unpack_deb trixie debian13-go golang-1.24-go golang-1.24-src
+go124=$root/debian13-go/usr/lib/go-1.24
+v=$(GOROOT=$go124 GOTOOLCHAIN=local "$go124/bin/go" env GOVERSION 2>/dev/null || true)
+case $v in
+  go1.24*) echo "peers: Go $v at ${go124#"$PWD"/}" >&2 ;;
+  *) fail "${go124#"$PWD"/}/bin/go does not run (got '$v')" "rm -rf .cache/peers/debian13-go and rerun scripts/deps.sh test" ;;
+esac
+
+# Debian 13's mergo 1.0.1 (it also answers the old github.com/imdario/mergo import path), laid
+# over bookworm's /usr/share/gocode in the oracle's GOPATH: Sprig v3.3.0 moved to
+# dario.cat/mergo 1.0.1 and Helm v3.21 links that version, whose merge/mergeOverwrite differ
+# from bookworm's 0.3.12. Sprig's own dict.go did not change otherwise between 3.2.3 and 3.3.0.
+unpack_deb trixie debian13-gocode golang-github-imdario-mergo-dev
+[ -f "$root/debian13-gocode/usr/share/gocode/src/dario.cat/mergo/merge.go" ] ||
+  fail "Debian 13's mergo did not unpack" "rm -rf .cache/peers/debian13-gocode and rerun scripts/deps.sh test"
+echo "peers: mergo 1.0.1 (Go sources) at .cache/peers/debian13-gocode/usr/share/gocode" >&2
 
 # A Debian 11 minbase root (glibc 2.31, the oldest glibc ejob-agent supports), for the test that
 # runs the built agent where none of this machine's libraries are. debootstrap needs root: sudo

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "ejob/go/ip.hpp"
 #include "ejob/go/strconv.hpp"
 #include "ejob/util/base64.hpp"
 
@@ -13,7 +14,8 @@ bool is_vchar(char32_t r) { return (r >= '!' && r <= '~') || is_multibyte(r); }
 bool is_wsp(char32_t r) { return r == ' ' || r == '\t'; }
 bool is_qtext(char32_t r) { return r != '\\' && r != '"' && is_vchar(r); }
 
-bool is_atext(char32_t r, bool dot, bool permissive) {
+/// RFC 5322's specials are never atext (Go 1.19 let phrases hold ()[];@\, unquoted; 1.24 not).
+bool is_atext(char32_t r, bool dot) {
   switch (r) {
     case '.': return dot;
     case '(':
@@ -23,7 +25,7 @@ bool is_atext(char32_t r, bool dot, bool permissive) {
     case ';':
     case '@':
     case '\\':
-    case ',': return permissive;
+    case ',':
     case '<':
     case '>':
     case '"':
@@ -31,6 +33,8 @@ bool is_atext(char32_t r, bool dot, bool permissive) {
     default: return is_vchar(r);
   }
 }
+
+bool is_dtext(char32_t r) { return r != '[' && r != ']' && r != '\\' && is_vchar(r); }
 
 /// mime's qDecode succeeds.
 bool q_decodes(std::string_view s) {
@@ -106,17 +110,11 @@ class AddressParser {
 
   bool group_list(int& count) {
     skip_space();
-    if (consume(';')) {
-      skip_cfws();
-      return true;
-    }
+    if (consume(';')) return skip_cfws();
     for (;;) {
       skip_space();
       if (!address(false, count) || !skip_cfws()) return false;
-      if (consume(';')) {
-        skip_cfws();
-        return true;
-      }
+      if (consume(';')) return skip_cfws();
       if (!consume(',')) return false;
     }
   }
@@ -140,12 +138,30 @@ class AddressParser {
     }
     if (!consume('@')) return false;
     skip_space();
+    if (!m_s.empty() && m_s[0] == '[') return domain_literal();
     return !m_s.empty() && atom(true, false);
+  }
+
+  /// consumeDomainLiteral (Go >= 1.22): "[" dtext "]" holding an IP address.
+  bool domain_literal() {
+    consume('[');
+    size_t i = 0;
+    while (i < m_s.size() && m_s[i] != ']') {
+      const Rune r = decode_rune(m_s.substr(i));
+      if ((r.width == 1 && r.r == k_rune_error) || !is_dtext(r.r)) return false;
+      i += r.width;
+    }
+    if (i == m_s.size()) return false;  // unclosed
+    const std::string_view dtext = m_s.substr(0, i);
+    m_s.remove_prefix(i + 1);
+    return parses_as_ip(dtext);
   }
 
   bool phrase() {
     int words = 0;
     for (;;) {
+      // Go 1.24 skips comments between words, and a broken one fails the phrase.
+      if (words > 0 && !skip_cfws()) return false;
       skip_space();
       if (m_s.empty()) break;
       bool ok;
@@ -195,7 +211,7 @@ class AddressParser {
     for (;;) {
       const Rune r = decode_rune(m_s.substr(i));
       if (r.width == 1 && r.r == k_rune_error) return false;
-      if (r.width == 0 || !is_atext(r.r, dot, permissive)) break;
+      if (r.width == 0 || !is_atext(r.r, dot)) break;
       i += r.width;
     }
     if (i == 0) return false;

@@ -1,7 +1,8 @@
 #pragma once
 /// Go's strconv helpers that fmt, encoding/json and the YAML emitter share: strconv.IsPrint,
-/// strconv.Quote/QuoteRune and CanBackquote, with unicode.IsLetter/IsDigit from Go 1.19's own
-/// tables (unicode_tables.cpp). Byte-for-byte the behaviour of Go 1.19's standard library.
+/// strconv.Quote/QuoteRune and CanBackquote, with unicode.IsLetter/IsDigit from Go 1.24's own
+/// tables (unicode_tables.cpp, Unicode 15.0.0). Byte-for-byte the behaviour of Go's standard
+/// library as Helm v3.21's Go (1.26) has it.
 /// UTF-8 itself is utf8.hpp.
 
 #include <cstddef>
@@ -20,7 +21,7 @@ int unhex(char c);
 bool equal_fold_ascii(std::string_view a, std::string_view b);
 
 /// strconv.IsPrint: letters, marks, numbers, punctuation, symbols and the ASCII space
-/// (Unicode tables of Go 1.19).
+/// (Unicode tables of Go 1.24: Unicode 15.0.0, as Go 1.26 has).
 bool is_print(char32_t r);
 
 /// unicode.IsLetter (category L).

@@ -202,6 +202,7 @@ constexpr BaseFuncName k_names[] = {
     {"set", G::Dicts},
     {"sha1sum", G::Crypto},
     {"sha256sum", G::Crypto},
+    {"sha512sum", G::Crypto},
     {"shuffle", G::Text},
     {"slice", G::Lists},
     {"snakecase", G::Text},

@@ -133,9 +133,33 @@ std::string field_of(const std::string& context) {
   return context.starts_with("(root).") ? context.substr(7) : context;
 }
 
+/// Whether santhosh-tekuri/jsonschema v6, which Helm >= 3.18 validates with, asserts `format`
+/// under this root schema: drafts 4, 6 and 7 do; 2019-09 and 2020-12 treat it as an annotation,
+/// and 2020-12 is what a schema without `$schema` (or with json-schema.org/schema) is (v6's
+/// draft.go draftFromURL, objcompiler.go assertFormat). An unknown `$schema` keeps the check.
+bool asserts_format(const Value& root) {
+  if (!root.is_map()) return false;
+  auto it = root.as_map().find("$schema");
+  if (it == root.as_map().end() || !it->second.is_string()) return false;
+  std::string_view u = it->second.as_string();
+  const size_t hash = u.find('#');
+  if (hash != std::string_view::npos) {
+    if (hash + 1 != u.size()) return true;  // a fragment: not a draft v6 knows
+    u = u.substr(0, hash);
+  }
+  if (u.starts_with("http://")) {
+    u.remove_prefix(7);
+  } else if (u.starts_with("https://")) {
+    u.remove_prefix(8);
+  }
+  return u != "json-schema.org/schema" && u != "json-schema.org/draft/2020-12/schema" &&
+         u != "json-schema.org/draft/2019-09/schema";
+}
+
 class Validator {
  public:
-  Validator(const Value& root, const std::string& file) : m_root(root), m_file(file) {}
+  Validator(const Value& root, const std::string& file)
+      : m_root(root), m_file(file), m_assert_format(asserts_format(root)) {}
 
   void validate(const Value& schema, const Value& node, Result& r, const std::string& ctx) {
     if (schema.is_bool()) {
@@ -458,8 +482,8 @@ class Validator {
     if (const Value* p = get(s, "pattern");
         p != nullptr && p->is_string() && !search(p->as_string(), str))
       add(r, ctx, "Does not match pattern '" + p->as_string() + "'");
-    if (const Value* f = get(s, "format");
-        f != nullptr && f->is_string() && !string_has_format(f->as_string(), str))
+    if (const Value* f = get(s, "format"); m_assert_format && f != nullptr && f->is_string() &&
+                                           !string_has_format(f->as_string(), str))
       add(r, ctx, "Does not match format '" + f->as_string() + "'");
     ++r.score;
   }
@@ -490,7 +514,7 @@ class Validator {
     if (xmin != nullptr && x <= number_of(*xmin))
       add(r, ctx, "Must be greater than " + number_text(*xmin));
     if (const Value* f = get(s, "format");
-        f != nullptr && f->is_string() && !number_has_format(f->as_string()))
+        m_assert_format && f != nullptr && f->is_string() && !number_has_format(f->as_string()))
       add(r, ctx, "Does not match format '" + f->as_string() + "'");
     ++r.score;
   }
@@ -513,6 +537,7 @@ class Validator {
 
   const Value& m_root;
   std::string m_file;
+  bool m_assert_format;  ///< asserts_format(m_root)
   std::map<std::string, std::unique_ptr<RE2>> m_regexes;
 };
 

@@ -12,7 +12,9 @@
 ///   - replicas: Invalid type. Expected: integer, given: string
 ///   - (root): image is required
 ///
-/// `format` is checked as gojsonschema checks it (schema_format.hpp).
+/// `format` is checked as gojsonschema checks it (schema_format.hpp), but, as jsonschema v6
+/// (Helm >= 3.18) decides, only under drafts 4-7 (`$schema`): without `$schema` (2020-12 then)
+/// and under 2019-09 or 2020-12 it is an annotation.
 /// Where gojsonschema walks Go maps (sibling properties, extra keys, patternProperties) its
 /// order is random; ours is sorted by name.
 

@@ -1,6 +1,9 @@
 #include "ejob/helm/schema_format.hpp"
 
 #include <catch2/catch.hpp>
+#include <string>
+
+#include "ejob/helm/schema.hpp"
 
 using ejob::render::number_has_format;
 using ejob::render::string_has_format;
@@ -36,4 +39,25 @@ TEST_CASE("schema format: email is mail.ParseAddress, unknown formats pass, numb
   CHECK_FALSE(number_has_format("email"));
   CHECK_FALSE(number_has_format("date"));
   CHECK(number_has_format("my-format"));
+}
+
+// jsonschema v6 (Helm >= 3.18) asserts format for drafts 4-7 only; no $schema means 2020-12.
+TEST_CASE("schema format: checked under drafts 4-7, an annotation under 2019-09 and 2020-12") {
+  using ejob::render::schema_problems;
+  const ejob::render::Value bad =
+      ejob::render::Value::map(ejob::render::Map{{"e", ejob::render::Value::string("x")}});
+  auto problems = [&](const std::string& draft) {
+    std::string schema = R"({"properties": {"e": {"format": "email"}}})";
+    if (!draft.empty()) schema = R"({"$schema": ")" + draft + "\", " + schema.substr(1);
+    return schema_problems(schema, bad, "values.schema.json");
+  };
+  CHECK(problems("") == "");
+  CHECK(problems("https://json-schema.org/draft/2020-12/schema") == "");
+  CHECK(problems("https://json-schema.org/draft/2019-09/schema") == "");
+  CHECK(problems("http://json-schema.org/schema#") == "");
+  CHECK(problems("http://json-schema.org/draft-07/schema#") ==
+        "- e: Does not match format 'email'\n");
+  CHECK(problems("http://json-schema.org/draft-04/schema") ==
+        "- e: Does not match format 'email'\n");
+  CHECK(problems("https://example.com/my-meta") == "- e: Does not match format 'email'\n");
 }

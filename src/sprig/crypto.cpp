@@ -1,5 +1,5 @@
-// Sprig's hashing and secret functions (crypto.go): sha1sum, sha256sum, adler32sum, bcrypt,
-// htpasswd, randBytes, uuidv4, derivePassword, encryptAES, decryptAES. Digests and AES come
+// Sprig's hashing and secret functions (crypto.go): sha1sum, sha256sum, sha512sum, adler32sum,
+// bcrypt, htpasswd, randBytes, uuidv4, derivePassword, encryptAES, decryptAES. Digests and AES come
 // from OpenSSL, bcrypt from libcrypt ($2a$, cost 10, as golang.org/x/crypto/bcrypt writes),
 // scrypt (derivePassword) from OpenSSL's EVP_PBE_scrypt.
 #include <crypt.h>
@@ -233,6 +233,9 @@ void register_sprig_crypto(FuncMap& map, const std::shared_ptr<const Env>& env) 
           fn({P::String}, [=](const FuncArgs& a) { return str(digest(s(a, 0), EVP_sha1())); }));
   map.add("sha256sum",
           fn({P::String}, [=](const FuncArgs& a) { return str(digest(s(a, 0), EVP_sha256())); }));
+  // Sprig v3.3.0 (Helm >= 3.17): sha512.Sum512 as lower-case hex.
+  map.add("sha512sum",
+          fn({P::String}, [=](const FuncArgs& a) { return str(digest(s(a, 0), EVP_sha512())); }));
   map.add("adler32sum", fn({P::String}, [=](const FuncArgs& a) {
             return str(std::to_string(adler32(s(a, 0))));
           }));

@@ -10,6 +10,10 @@ TEST_CASE("sprig: digests and derivePassword") {
   CHECK(show("sha256sum", {S("abc")}) ==
         "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad");
   CHECK(show("sha1sum", {S("abc")}) == "a9993e364706816aba3e25717850c26c9cd0d89d");
+  // Sprig v3.3.0's crypto_test.go TestSha512Sum.
+  CHECK(show("sha512sum", {S("abc")}) ==
+        "ddaf35a193617abacc417349ae20413112e6fa4e89a97ea20a9eeee64b55d39a2192992a274fc1a836ba3c23a3"
+        "feebbd454d4423643ce80e2a9ac94fa54ca49f");
   CHECK(show("adler32sum", {S("abc")}) == "38600999");
   CHECK(show("adler32sum", {S("hello")}) == "103547413");
   CHECK(show("derivePassword", {I(1), S("long"), S("password"), S("user"), S("example.com")}) ==

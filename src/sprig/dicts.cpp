@@ -1,10 +1,12 @@
-// Sprig's dict functions (dict.go) and the mergo 0.3.12 merge they use.
+// Sprig's dict functions (dict.go) and the dario.cat/mergo 1.0.1 merge they use (Sprig v3.3.0,
+// what Helm v3.21 links; Sprig 3.2.3 used imdario/mergo 0.3.12).
 //
 // Merge rules (mergo deepMerge for map[string]interface{}), per key of the source:
 // - a nil source value is copied only when overwriting;
 // - a map source value is merged recursively into a map destination value (in place);
-// - after that, a non-empty destination value is kept whenever the source value is a map or a
-//   slice (even when overwriting: mergeOverwrite never replaces "x" with a map);
+// - after that, a non-empty destination value is kept when the source value is a slice, or a
+//   map over a map (mergo 1.0 narrowed 0.3's "a map or a slice": mergeOverwrite now replaces
+//   "x" with a map, where 0.3.12 kept "x");
 // - otherwise the source value is stored when overwriting, or when the destination value is
 //   missing or empty (Sprig's `empty` rules).
 // Go iterates maps in random order; every outcome here is order-independent, and `keys`/`values`
@@ -44,7 +46,7 @@ void mergo(Map& dst, const Map& src, bool overwrite) {
       if (overwrite || dst.empty()) slice = sv;
       dst[key] = slice;
     }
-    if (present && !is_empty(old) && (src_map || src_slice)) continue;
+    if (present && !is_empty(old) && (src_slice || (src_map && is_map_kind(old)))) continue;
     if (overwrite || !present || is_empty(old)) dst[key] = sv;
   }
 }

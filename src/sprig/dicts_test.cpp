@@ -39,11 +39,12 @@ TEST_CASE("sprig: dig walks plain maps and fails like Go's type assertions") {
         "interface conversion: interface {} is chartutil.Values, not map[string]interface {}");
 }
 
-TEST_CASE("sprig: merge and mergeOverwrite follow mergo 0.3.12") {
+TEST_CASE("sprig: merge and mergeOverwrite follow dario.cat/mergo 1.0.1") {
   Value dst = M({{"a", S("x")}, {"b", S("y")}, {"c", L({I(1)})}, {"d", M({{"e", I(1)}})}});
   Value src =
       M({{"a", S("")}, {"b", M({{"z", I(1)}})}, {"c", L({})}, {"d", M({{"f", I(2)}})}, {"g", N()}});
-  CHECK(show("mergeOverwrite", {dst, src}) == "map[a: b:y c:[] d:map[e:1 f:2] g:<nil>]");
+  // mergo 1.0 replaces a non-map ("y") with a map when overwriting; 0.3.12 kept "y".
+  CHECK(show("mergeOverwrite", {dst, src}) == "map[a: b:map[z:1] c:[] d:map[e:1 f:2] g:<nil>]");
   Value dst2 = M({{"a", S("")}, {"b", S("y")}, {"c", L({I(1)})}, {"d", M({})}, {"n", N()}});
   Value src2 = M({{"a", S("A")},
                   {"b", M({{"z", I(1)}})},

@@ -60,12 +60,12 @@ TEST_CASE("sprig: semver and semverCompare follow Masterminds/semver 3.2") {
   CHECK(show("semverCompare", {S("~1.2.3"), S("1.3.0")}) == "false");
   CHECK(show("semverCompare", {S(">1.0"), S("1.0.0-rc1")}) == "false");
   CHECK(error_of("semverCompare", {S("abc"), S("1.0.0")}) == "improper constraint: abc");
-  CHECK(error_of("semverCompare", {S(">1.0"), S("abc")}) == "Invalid Semantic Version");
+  CHECK(error_of("semverCompare", {S(">1.0"), S("abc")}) == "invalid semantic version");
   CHECK(show("semver", {S("v1.2.3-alpha.1+b5")}) == "1.2.3-alpha.1+b5");
   CHECK(show("semver", {S("01.2.3")}) == "1.2.3");
-  CHECK(error_of("semver", {S("1.2.3-01")}) == "Version segment starts with 0");
+  CHECK(error_of("semver", {S("1.2.3-01")}) == "version segment starts with 0");
   CHECK(error_of("semver", {S("99999999999999999999")}) ==
-        "Error parsing version segment: strconv.ParseUint: parsing \"99999999999999999999\": "
+        "error parsing version segment: strconv.ParseUint: parsing \"99999999999999999999\": "
         "value out of range");
   Value v = call("semver", {S("1.2")});
   CHECK(v.type_name() == "*semver.Version");
@@ -73,4 +73,146 @@ TEST_CASE("sprig: semver and semverCompare follow Masterminds/semver 3.2") {
   Value next = v.as_object().call("IncMinor", {});
   CHECK(format_v(next) == "1.3.0");
   CHECK(next.type_name() == "semver.Version");
+}
+
+// Conformance: Masterminds/semver v3.4.0's constraints_test.go TestConstraintsCheck, every row
+// (Helm v3.21 links v3.4.0), through Sprig's semverCompare.
+TEST_CASE("sprig: semverCompare passes semver v3.4.0's TestConstraintsCheck") {
+  struct Row {
+    const char* constraint;
+    const char* version;
+    bool check;
+  };
+  const Row rows[] = {
+      {"*", "1.2.3", true},
+      {"~0.0.0", "1.2.3", true},
+      {"0.x.x", "1.2.3", false},
+      {"0.0.x", "1.2.3", false},
+      {"0.0.0", "1.2.3", false},
+      {"*", "1.2.3", true},
+      {"^0.0.0", "1.2.3", false},
+      {"= 2.0", "1.2.3", false},
+      {"= 2.0", "2.0.0", true},
+      {"4.1", "4.1.0", true},
+      {"4.1.x", "4.1.3", true},
+      {"1.x", "1.4", true},
+      {"!=4.1", "4.1.0", false},
+      {"!=4.1-alpha", "4.1.0-alpha", false},
+      {"!=4.1-alpha", "4.1.1-alpha", false},
+      {"!=4.1-alpha", "4.1.0", true},
+      {"!=4.1", "5.1.0", true},
+      {"!=4.x", "5.1.0", true},
+      {"!=4.x", "4.1.0", false},
+      {"!=4.1.x", "4.2.0", true},
+      {"!=4.2.x", "4.2.3", false},
+      {">1.1", "4.1.0", true},
+      {">1.1", "1.1.0", false},
+      {"<1.1", "0.1.0", true},
+      {"<1.1", "1.1.0", false},
+      {"<1.1", "1.1.1", false},
+      {"<1.x", "1.1.1", false},
+      {"<1.x", "0.1.1", true},
+      {"<1.x", "2.0.0", false},
+      {"<1.1.x", "1.2.1", false},
+      {"<1.1.x", "1.1.500", false},
+      {"<1.1.x", "1.0.500", true},
+      {"<1.2.x", "1.1.1", true},
+      {">=1.1", "4.1.0", true},
+      {">=1.1", "4.1.0-beta", false},
+      {">=1.1", "1.1.0", true},
+      {">=1.1", "0.0.9", false},
+      {"<=1.1", "0.1.0", true},
+      {"<=1.1", "0.1.0-alpha", false},
+      {"<=1.1-a", "0.1.0-alpha", true},
+      {"<=1.1", "1.1.0", true},
+      {"<=1.x", "1.1.0", true},
+      {"<=2.x", "3.0.0", false},
+      {"<=1.1", "1.1.1", true},
+      {"<=1.1.x", "1.2.500", false},
+      {"<=4.5", "3.4.0", true},
+      {"<=4.5", "3.7.0", true},
+      {"<=4.5", "4.6.3", false},
+      {">1.1, <2", "1.1.1", false},
+      {">1.1, <2", "1.2.1", true},
+      {">1.1, <3", "4.3.2", false},
+      {">=1.1, <2, !=1.2.3", "1.2.3", false},
+      {">1.1 <2", "1.1.1", false},
+      {">1.1 <2", "1.2.1", true},
+      {">1.1    <3", "4.3.2", false},
+      {">=1.1    <2    !=1.2.3", "1.2.3", false},
+      {">=1.1, <2, !=1.2.3 || > 3", "4.1.2", true},
+      {">=1.1, <2, !=1.2.3 || > 3", "3.1.2", false},
+      {">=1.1, <2, !=1.2.3 || >= 3", "3.0.0", true},
+      {">=1.1, <2, !=1.2.3 || > 3", "3.0.0", false},
+      {">=1.1, <2, !=1.2.3 || > 3", "1.2.3", false},
+      {">=1.1 <2 !=1.2.3", "1.2.3", false},
+      {">=1.1 <2 !=1.2.3 || > 3", "4.1.2", true},
+      {">=1.1 <2 !=1.2.3 || > 3", "3.1.2", false},
+      {">=1.1 <2 !=1.2.3 || >= 3", "3.0.0", true},
+      {">=1.1 <2 !=1.2.3 || > 3", "3.0.0", false},
+      {">=1.1 <2 !=1.2.3 || > 3", "1.2.3", false},
+      {"> 1.1, <     2", "1.1.1", false},
+      {">   1.1, <2", "1.2.1", true},
+      {">1.1, <  3", "4.3.2", false},
+      {">= 1.1, <     2, !=1.2.3", "1.2.3", false},
+      {"> 1.1 < 2", "1.1.1", false},
+      {">1.1 < 2", "1.2.1", true},
+      {"> 1.1    <3", "4.3.2", false},
+      {">=1.1    < 2    != 1.2.3", "1.2.3", false},
+      {">= 1.1, <2, !=1.2.3 || > 3", "4.1.2", true},
+      {">= 1.1, <2, != 1.2.3 || > 3", "3.1.2", false},
+      {">= 1.1, <2, != 1.2.3 || >= 3", "3.0.0", true},
+      {">= 1.1, <2, !=1.2.3 || > 3", "3.0.0", false},
+      {">= 1.1, <2, !=1.2.3 || > 3", "1.2.3", false},
+      {">= 1.1 <2 != 1.2.3", "1.2.3", false},
+      {">= 1.1 <2 != 1.2.3 || > 3", "4.1.2", true},
+      {">= 1.1 <2 != 1.2.3 || > 3", "3.1.2", false},
+      {">= 1.1 <2 != 1.2.3 || >= 3", "3.0.0", true},
+      {">= 1.1 < 2 !=1.2.3 || > 3", "3.0.0", false},
+      {">=1.1 < 2 !=1.2.3 || > 3", "1.2.3", false},
+      {">= 1.0.0  <= 2.0.0-beta", "1.0.1-beta", true},
+      {">= 1.0.0  <= 2.0.0-beta", "1.0.1", true},
+      {">= 1.0.0  <= 2.0.0-beta", "3.0.0", false},
+      {">= 1.0.0  <= 2.0.0-beta || > 3", "1.0.1-beta", true},
+      {">= 1.0.0  <= 2.0.0-beta || > 3", "3.0.1-beta", false},
+      {">= 1.0.0  <= 2.0.0-beta != 1.0.1 || > 3", "1.0.1-beta", true},
+      {">= 1.0.0  <= 2.0.0-beta != 1.0.1-beta || > 3", "1.0.1-beta", false},
+      {">= 1.0.0-0  <= 2.0.0", "1.0.1-beta", true},
+      {"1.1 - 2", "1.1.1", true},
+      {"1.5.0 - 4.5", "3.7.0", true},
+      {"1.1-3", "4.3.2", false},
+      {"^1.1", "1.1.1", true},
+      {"^1.1", "4.3.2", false},
+      {"^1.x", "1.1.1", true},
+      {"^2.x", "1.1.1", false},
+      {"^1.x", "2.1.1", false},
+      {"^1.x", "1.1.1-beta1", false},
+      {"^1.1.2-alpha", "1.2.1-beta1", true},
+      {"^1.2.x-alpha", "1.1.1-beta1", false},
+      {"^0.0.1", "0.0.1", true},
+      {"^0.0.1", "0.3.1", false},
+      {"~*", "2.1.1", true},
+      {"~1", "2.1.1", false},
+      {"~1", "1.3.5", true},
+      {"~1", "1.4", true},
+      {"~1.x", "2.1.1", false},
+      {"~1.x", "1.3.5", true},
+      {"~1.x", "1.4", true},
+      {"~1.1", "1.1.1", true},
+      {"~1.1", "1.1.1-alpha", false},
+      {"~1.1-alpha", "1.1.1-beta", true},
+      {"~1.1.1-beta", "1.1.1-alpha", false},
+      {"~1.1.1-beta", "1.1.1", true},
+      {"~1.2.3", "1.2.5", true},
+      {"~1.2.3", "1.2.2", false},
+      {"~1.2.3", "1.3.2", false},
+      {"~1.1", "1.2.3", false},
+      {"~1.3", "2.4.5", false},
+      {"1.0.0 - 2.0.0 <=2.0.0", "1.5.0", true},
+      {"1.0.0 - 2.0.0, <=2.0.0", "1.5.0", true},
+  };
+  for (const Row& r : rows) {
+    INFO(r.constraint << " " << r.version);
+    CHECK(show("semverCompare", {S(r.constraint), S(r.version)}) == (r.check ? "true" : "false"));
+  }
 }

@@ -1,4 +1,4 @@
-// The registry matches Sprig 3.2.3's genericMap (functions.go) minus env and expandenv.
+// The registry matches Sprig v3.3.0's genericMap (functions.go) minus env and expandenv.
 #include <catch2/catch.hpp>
 #include <string>
 #include <vector>
@@ -8,7 +8,7 @@
 using namespace ejob::render;
 using namespace ejob::render::sprig_testing;
 
-TEST_CASE("sprig: every function of Sprig 3.2.3's map is registered, env and expandenv are not") {
+TEST_CASE("sprig: every function of Sprig v3.3.0's map is registered, env and expandenv are not") {
   const std::vector<std::string> names = {"abbrev",
                                           "abbrevboth",
                                           "add",
@@ -172,6 +172,7 @@ TEST_CASE("sprig: every function of Sprig 3.2.3's map is registered, env and exp
                                           "set",
                                           "sha1sum",
                                           "sha256sum",
+                                          "sha512sum",
                                           "shuffle",
                                           "slice",
                                           "snakecase",

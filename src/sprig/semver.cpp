@@ -2,6 +2,7 @@
 
 #include <re2/re2.h>
 
+#include <algorithm>
 #include <charconv>
 #include <optional>
 
@@ -113,7 +114,7 @@ uint64_t parse_segment(std::string_view digits) {
   uint64_t v = 0;
   auto res = std::from_chars(digits.data(), digits.data() + digits.size(), v);
   if (res.ec != std::errc() || res.ptr != digits.data() + digits.size()) {
-    throw SemverError{"Error parsing version segment: strconv.ParseUint: parsing \"" +
+    throw SemverError{"error parsing version segment: strconv.ParseUint: parsing \"" +
                       std::string(digits) + "\": value out of range"};
   }
   return v;
@@ -176,7 +177,7 @@ std::string trim_dot(const std::string& s) { return s.empty() || s[0] != '.' ? s
 
 SemVersion SemVersion::parse(std::string_view text) {
   std::optional<VersionGroups> m = match_version(text);
-  if (!m) throw SemverError{"Invalid Semantic Version"};
+  if (!m) throw SemverError{"invalid semantic version"};
   SemVersion v;
   v.metadata = m->metadata;
   v.pre = m->pre;
@@ -187,15 +188,15 @@ SemVersion SemVersion::parse(std::string_view text) {
   if (!v.pre.empty()) {
     for (std::string_view p : split(v.pre, ".")) {
       if (only(p, k_num)) {
-        if (p.size() > 1 && p[0] == '0') throw SemverError{"Version segment starts with 0"};
+        if (p.size() > 1 && p[0] == '0') throw SemverError{"version segment starts with 0"};
       } else if (!only(p, k_allowed)) {
-        throw SemverError{"Invalid Prerelease string"};
+        throw SemverError{"invalid prerelease string"};
       }
     }
   }
   if (!v.metadata.empty()) {
     for (std::string_view p : split(v.metadata, ".")) {
-      if (!only(p, k_allowed)) throw SemverError{"Invalid Metadata string"};
+      if (!only(p, k_allowed)) throw SemverError{"invalid metadata string"};
     }
   }
   return v;
@@ -243,7 +244,7 @@ Constraint parse_constraint(std::string_view text) {
   try {
     c.con = SemVersion::parse(ver);
   } catch (const SemverError&) {
-    throw SemverError{"constraint Parser Error"};
+    throw SemverError{"constraint parser error"};
   }
   return c;
 }
@@ -269,7 +270,6 @@ bool caret(const SemVersion& v, const Constraint& c) {
 bool not_equal(const SemVersion& v, const Constraint& c) {
   const SemVersion& k = c.con;
   if (c.dirty) {
-    if (!v.pre.empty() && k.pre.empty()) return false;
     if (k.major != v.major) return true;
     if (k.minor != v.minor && !c.minor_dirty) return true;
     if (c.minor_dirty) return false;
@@ -298,10 +298,11 @@ bool less_equal(const SemVersion& v, const Constraint& c) {
   return !(v.major == k.major && v.minor > k.minor && !c.minor_dirty);
 }
 
-bool check_one(const SemVersion& v, const Constraint& c) {
+/// One constraint of an AND group; `include_pre`: some constraint of the group names a
+/// prerelease (semver 3.4.0 decides per group, and for != too; 3.2 per constraint, not for !=).
+bool check_one(const SemVersion& v, const Constraint& c, bool include_pre) {
   const std::string& op = c.op;
-  // Every operator but != refuses a prerelease when the constraint has none.
-  if (op != "!=" && !v.pre.empty() && c.con.pre.empty()) return false;
+  if (!v.pre.empty() && !include_pre) return false;
   if (op.empty() || op == "=") return c.dirty ? tilde(v, c) : v.compare(c.con) == 0;
   if (op == "!=") return not_equal(v, c);
   if (op == ">") return greater(v, c);
@@ -316,7 +317,9 @@ std::string rewrite_range(const std::string& in) {
   std::string out = in;
   for (const auto& m : find_all(range_re(), in)) {
     size_t hit = out.find(m[0]);
-    if (hit != std::string::npos) out.replace(hit, m[0].size(), ">= " + m[1] + ", <= " + m[11]);
+    // semver 3.4.0 writes a space after the range's upper bound.
+    if (hit != std::string::npos)
+      out.replace(hit, m[0].size(), ">= " + m[1] + ", <= " + m[11] + " ");
   }
   return out;
 }
@@ -342,9 +345,11 @@ SemConstraints SemConstraints::parse(std::string_view text) {
 
 bool SemConstraints::check(const SemVersion& v) const {
   for (const auto& group : m_alternatives) {
+    const bool include_pre = std::any_of(group.begin(), group.end(),
+                                         [](const Constraint& c) { return !c.con.pre.empty(); });
     bool all = true;
     for (const Constraint& c : group) {
-      if (!check_one(v, c)) {
+      if (!check_one(v, c, include_pre)) {
         all = false;
         break;
       }

@@ -1,10 +1,12 @@
 #pragma once
-/// Masterminds/semver v3 (3.2.0, as Sprig 3.2.3 links it): version parsing (NewVersion,
+/// Masterminds/semver v3.4.0, as Helm v3.21 links it: version parsing (NewVersion,
 /// "semver-ish" input such as `v1.2` accepted), ordering (Compare: build metadata ignored,
 /// prereleases below releases, numeric prerelease parts compared numerically) and constraint
 /// checking (NewConstraint/Check: `||` alternatives, `,`/space conjunctions, `=`, `!=`, `>`,
-/// `<`, `>=`, `<=`, `~`, `~>`, `^`, `x`/`*` wildcards, `a - b` ranges). Error texts are the
-/// library's (`Invalid Semantic Version`, `improper constraint: abc`).
+/// `<`, `>=`, `<=`, `~`, `~>`, `^`, `x`/`*` wildcards, `a - b` ranges; a prerelease version
+/// satisfies an AND group only when some constraint of the group names a prerelease). Error texts
+/// are the library's (`invalid semantic version`, `improper constraint: abc`); 3.2.0, which the
+/// differential oracle links, capitalized them and decided prereleases per constraint.
 
 #include <cstdint>
 #include <string>

@@ -23,7 +23,7 @@ std::string parsed(const std::string& s) {
     SemVersion v = SemVersion::parse(s);
     return v.str();
   } catch (const SemverError& e) {
-    return e.what == "Invalid Semantic Version" ? "invalid" : "error: " + e.what;
+    return e.what == "invalid semantic version" ? "invalid" : "error: " + e.what;
   }
 }
 

@@ -35,11 +35,13 @@ std::string go_slice(const std::string& s, int64_t lo, int64_t hi) {
 std::string go_repeat(std::string_view s, int64_t count) {
   if (count < 0) throw FuncError{"strings: negative Repeat count"};
   if (count == 0 || s.empty()) return "";
-  if (static_cast<int64_t>(s.size()) > INT64_MAX / count)  // Go 1.19's wording
-    throw FuncError{"strings: Repeat count causes overflow"};
-  // strings.Builder.Grow(n): make([]byte, 0, n) beyond the runtime's maxAlloc (2^48 on amd64)
+  // Go 1.24's wording (1.19 said "Repeat count causes overflow").
+  if (static_cast<int64_t>(s.size()) > INT64_MAX / count)
+    throw FuncError{"strings: Repeat output length overflow"};
+  // strings.Builder.Grow(n) allocates with bytealg.MakeNoZero(n) in Go 1.24, whose limit is
+  // the runtime's maxAlloc (2^48 on amd64) and whose panic names the length, not the capacity.
   if (static_cast<int64_t>(s.size()) * count > (int64_t{1} << 48))
-    throw FuncError{"runtime error: makeslice: cap out of range"};
+    throw FuncError{"runtime error: makeslice: len out of range"};
   std::string out;
   out.reserve(s.size() * static_cast<size_t>(count));
   for (int64_t i = 0; i < count; ++i) out += s;

@@ -1,5 +1,9 @@
 // Expected values: Go 1.19 + Sprig 3.2.3 (text/template with sprig.TxtFuncMap()).
+#include <algorithm>
 #include <catch2/catch.hpp>
+#include <string>
+#include <utility>
+#include <vector>
 
 #include "ejob/sprig/testing.hpp"
 
@@ -114,4 +118,82 @@ TEST_CASE("sprig: random strings draw from the injected source") {
   for (char c : n) CHECK(std::isdigit(static_cast<unsigned char>(c)));
   CHECK(call("randAlpha", {I(-1)}).as_string().empty());
   CHECK(error_of("randInt", {I(5), I(5)}) == "invalid argument to Intn");
+}
+
+// Conformance: xstrings v1.5.0's convert_test.go (TestToPascalCase,
+// TestToSnakeCaseAndToKebabCase) and Sprig v3.3.0's functions_test.go (TestCamelCase,
+// TestSnakeCase, TestKebabCase): Helm v3.21 links both. camelcase is ToPascalCase since Sprig
+// v3.3.0.
+TEST_CASE(
+    "sprig: camelcase, snakecase and kebabcase pass xstrings v1.5.0's and Sprig v3.3.0's tests") {
+  const std::vector<std::pair<std::string, std::string>> pascal = {
+      {"http_server", "HttpServer"},
+      {"_camel_case", "_CamelCase"},
+      {"no_https", "NoHttps"},
+      {"_complex__case_", "_Complex_Case_"},
+      {" complex -case ", " Complex Case "},
+      {"all", "All"},
+      {"GOLANG_IS_GREAT", "GolangIsGreat"},
+      {"GOLANG", "Golang"},
+      {"a", "A"},
+      {"好", "好"},
+      {"FROM CamelCase to snake/kebab-case", "FromCamelCaseToSnake/kebabCase"},
+      {"", ""},
+      // Sprig v3.3.0 TestCamelCase
+      {"http_server", "HttpServer"},
+      {"_camel_case", "_CamelCase"},
+      {"no_https", "NoHttps"},
+      {"_complex__case_", "_Complex_Case_"},
+      {"all", "All"},
+  };
+  for (const auto& [in, want] : pascal) CHECK(show("camelcase", {S(in)}) == want);
+  const std::vector<std::pair<std::string, std::string>> snake = {
+      {"HTTPServer", "http_server"},
+      {"_camelCase", "_camel_case"},
+      {"NoHTTPS", "no_https"},
+      {"Wi_thF", "wi_th_f"},
+      {"_AnotherTES_TCaseP", "_another_tes_t_case_p"},
+      {"ALL", "all"},
+      {"_HELLO_WORLD_", "_hello_world_"},
+      {"HELLO_WORLD", "hello_world"},
+      {"HELLO____WORLD", "hello____world"},
+      {"TW", "tw"},
+      {"_C", "_c"},
+      {"http2xx", "http_2xx"},
+      {"HTTP2XX", "http2_xx"},
+      {"HTTP20xOK", "http_20x_ok"},
+      {"HTTP20xStatus", "http_20x_status"},
+      {"HTTP-20xStatus", "http_20x_status"},
+      {"a", "a"},
+      {"Duration2m3s", "duration_2m3s"},
+      {"Bld4Floor3rd", "bld4_floor_3rd"},
+      {" _-_ ", "_____"},
+      {"a1b2c3d", "a_1b2c3d"},
+      {"A//B%%2c", "a//b%%2c"},
+      {"HTTP状态码404/502Error", "http_状态码404/502_error"},
+      {"中文(字符)", "中文(字符)"},
+      {"混合ABCWords与123数字456", "混合_abc_words_与123_数字456"},
+      {"  sentence case  ", "__sentence_case__"},
+      {" Mixed-hyphen case _and SENTENCE_case and UPPER-case",
+       "_mixed_hyphen_case__and_sentence_case_and_upper_case"},
+      {"FROM CamelCase to snake/kebab-case", "from_camel_case_to_snake/kebab_case"},
+      {"", ""},
+      {"Abc\uFFFDE\uFFFDf\uFFFDd\uFFFD2\uFFFD00z\uFFFDZZ\uFFFDZZ",
+       "abc_\uFFFDe\uFFFDf\uFFFDd_\uFFFD2\uFFFD00z_\uFFFDzz\uFFFDzz"},
+      {"\uFFFD\uFFFD\uFFFD\uFFFD\uFFFD", "\uFFFD\uFFFD\uFFFD\uFFFD\uFFFD"},
+      {"abc_123_def", "abc_123_def"},
+      // Sprig v3.3.0 TestSnakeCase / TestKebabCase
+      {"FirstName", "first_name"},
+      {"HTTPServer", "http_server"},
+      {"NoHTTPS", "no_https"},
+      {"GO_PATH", "go_path"},
+      {"GO PATH", "go_path"},
+      {"GO-PATH", "go_path"},
+  };
+  for (const auto& [in, want] : snake) {
+    CHECK(show("snakecase", {S(in)}) == want);
+    std::string kebab = want;
+    std::replace(kebab.begin(), kebab.end(), '_', '-');
+    CHECK(show("kebabcase", {S(in)}) == kebab);
+  }
 }

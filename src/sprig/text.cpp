@@ -1,6 +1,7 @@
 // Sprig's Unicode-aware text functions: upper, lower, title, untitle, trim, nospace, initials,
-// swapcase (goutils), snakecase, kebabcase, camelcase, shuffle (huandu/xstrings 1.3.3), and the
-// random strings randAlphaNum, randAlpha, randAscii, randNumeric, randInt.
+// swapcase (goutils), snakecase, kebabcase, camelcase, shuffle (huandu/xstrings v1.5.0, Sprig
+// v3.3.0's camelcase being its ToPascalCase; snake/kebab/shuffle did not change since 1.3.3), and
+// the random strings randAlphaNum, randAlpha, randAscii, randNumeric, randInt.
 #include <string>
 #include <string_view>
 
@@ -115,17 +116,23 @@ std::string title(std::string_view s) {
 }
 
 /// xstrings.ToCamelCase (1.3.3: upper camel case).
-std::string camel_case(std::string_view str) {
+/// xstrings v1.5.0's ToPascalCase, Sprig v3.3.0's camelcase: connectors between words dropped,
+/// each word's first rune upper-cased, and the rest of a word lower-cased only while it runs in
+/// upper case from an upper-case start ("HTTPServer" -> "Httpserver", "fooBar" -> "FooBar";
+/// xstrings 1.3.3's ToCamelCase lower-cased every non-initial rune: "Foobar").
+std::string pascal_case(std::string_view str) {
   if (str.empty()) return "";
   std::string out;
   char32_t r0 = 0;
   size_t size = 0;
+  bool upper_run = false;  // xstrings' isFirstRuneUpper
   while (!str.empty()) {
     Rune d = decode_rune(str);
     r0 = d.r;
     size = d.width;
     str.remove_prefix(d.width);
     if (!is_connector(r0)) {
+      upper_run = is_upper(r0);
       r0 = to_upper(r0);
       break;
     }
@@ -145,9 +152,13 @@ std::string camel_case(std::string_view str) {
       continue;
     }
     if (is_connector(r1)) {
+      upper_run = is_upper(r0);
       r0 = to_upper(r0);
     } else {
-      r0 = to_lower(r0);
+      if (upper_run && is_upper(r0))
+        r0 = to_lower(r0);
+      else
+        upper_run = false;
       append_rune(out, r1);
     }
   }
@@ -352,7 +363,7 @@ void register_sprig_text(FuncMap& map, const std::shared_ptr<const Env>& env) {
   unary("swapcase", swap_case);
   unary("snakecase", [](const std::string& s) { return to_lower_case(s, '_'); });
   unary("kebabcase", [](const std::string& s) { return to_lower_case(s, '-'); });
-  unary("camelcase", [](const std::string& s) { return camel_case(s); });
+  unary("camelcase", [](const std::string& s) { return pascal_case(s); });
   map.add("shuffle", fn({P::String}, [env, str](const FuncArgs& a) {
             std::u32string runes = to_runes(a[0].as_string());
             for (size_t i = runes.size(); i > 1; --i) {

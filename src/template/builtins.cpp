@@ -165,7 +165,10 @@ BasicKind basic_kind(const Value& v) {
 }
 
 const char* const k_bad_type = "invalid type for comparison";
-const char* const k_bad_comparison = "incompatible types for comparison";
+/// Go 1.26 names both types (Go 1.19..1.25: "incompatible types for comparison" alone).
+std::string bad_comparison(const Value& a, const Value& b) {
+  return "incompatible types for comparison: " + a.type_name() + " and " + b.type_name();
+}
 
 bool comparable(const Value& v) { return !v.is_list() && !v.is_map() && v.type() != GoType::Bytes; }
 
@@ -179,7 +182,7 @@ bool eq_one(const Value& a, const Value& b) {
     if (k1 == BasicKind::Uint && k2 == BasicKind::Int) {
       return b.as_int() >= 0 && a.as_uint() == static_cast<uint64_t>(b.as_int());
     }
-    if (!a.is_nil() && !b.is_nil()) throw FuncError{k_bad_comparison};
+    if (!a.is_nil() && !b.is_nil()) throw FuncError{bad_comparison(a, b)};
     return false;
   }
   switch (k1) {
@@ -226,7 +229,7 @@ bool lt_values(const Value& a, const Value& b) {
     if (k1 == BasicKind::Uint && k2 == BasicKind::Int) {
       return b.as_int() >= 0 && a.as_uint() < static_cast<uint64_t>(b.as_int());
     }
-    throw FuncError{k_bad_comparison};
+    throw FuncError{bad_comparison(a, b)};
   }
   switch (k1) {
     case BasicKind::Float: return a.as_float() < b.as_float();
@@ -365,7 +368,9 @@ void register_builtins(FuncMap& map) {
           }));
   map.add("call", fn({P::Any, P::Any}, true, true, [](const FuncArgs& a) -> Value {
             if (a[0].is_nil()) throw FuncError{"call of nil"};
-            throw FuncError{"non-function of type " + a[0].type_name()};
+            // Go >= 1.24 names the callee (1.19: "non-function of type T").
+            std::string callee = a.ctx != nullptr ? a.ctx->callee : std::string();
+            throw FuncError{"non-function " + callee + " of type " + a[0].type_name()};
           }));
 }
 

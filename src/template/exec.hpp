@@ -61,6 +61,9 @@ struct CallContext {
   uint64_t iface_mask = 0;
   /// The receiver of a method call (chartutil.Values methods), else null.
   const Value* receiver = nullptr;
+  /// For the `call` builtin: how Go >= 1.24 names the callee in its errors (the first
+  /// argument's node text, or the piped value's reflect.Value.String()).
+  std::string callee;
 };
 
 /// A value as the executor holds it: the Go value and whether it sits in an interface slot.

@@ -85,6 +85,18 @@ EVal Executor::ideal_constant(const NumberNode& n) {
   return {};
 }
 
+namespace {
+
+/// The name Go 1.24's evalCall gives `call`'s callee: the first argument's node, or, when the
+/// callee is piped in, reflect.Value.String() of it (a string itself, else "<T Value>").
+std::string callee_name(const std::vector<std::unique_ptr<Node>>* args, const Value* final) {
+  if (args != nullptr && args->size() > 1) return node_string(*(*args)[1]);
+  if (final == nullptr) return "";
+  return final->is_string() ? final->as_string() : "<" + final->type_name() + " Value>";
+}
+
+}  // namespace
+
 EVal Executor::eval_call(const EVal& dot, const Function& fn, Special sp, const Node& node,
                          std::string_view name, const Args* args, const Value* final,
                          const Value* receiver) {
@@ -137,7 +149,8 @@ EVal Executor::eval_call(const EVal& dot, const Function& fn, Special sp, const 
     if (fn.variadic && num_in - 1 < num_fixed) t = fn.params[num_in - 1];
     argv[i] = validate_type(EVal{*final, false}, t).v;
   }
-  CallContext ctx{this, mask, receiver};
+  CallContext ctx{this, mask, receiver, {}};
+  if (name == "call") ctx.callee = callee_name(args, final);
   try {
     return {fn.impl(FuncArgs{std::span<const Value>(argv.data(), argv.size()), &ctx}), false};
   } catch (const FuncError& e) {

@@ -261,9 +261,11 @@ class Lexer {
         ++m_paren_depth;
         return State::InsideAction;
       case ')':
-        emit(Tok::RightParen);
+        // Go 1.24 checks before emitting (1.19 emitted the ')' first, so the parser's
+        // `unexpected ")" in command` won, and named the rune in the lexer's message).
         --m_paren_depth;
-        if (m_paren_depth < 0) return errorf("unexpected right paren " + sharp_u(r));
+        if (m_paren_depth < 0) return errorf("unexpected right paren");
+        emit(Tok::RightParen);
         return State::InsideAction;
       default: break;
     }

@@ -455,7 +455,15 @@ class Parser {
       case Tok::CharConstant:
       case Tok::Complex:
       case Tok::Number: return number(t);
-      case Tok::LeftParen: return pipeline("parenthesized pipeline", Tok::RightParen);
+      case Tok::LeftParen: {
+        // Go 1.26 bounds the nesting (maxStackDepth), which also keeps this recursion off the
+        // end of the stack.
+        if (m_paren_depth >= k_max_paren_depth) errorf("max expression depth exceeded");
+        ++m_paren_depth;
+        auto p = pipeline("parenthesized pipeline", Tok::RightParen);
+        --m_paren_depth;
+        return p;
+      }
       case Tok::String:
       case Tok::RawString: {
         std::string s;
@@ -560,6 +568,8 @@ class Parser {
   std::vector<std::string_view> m_vars;
   int m_action_line = 0;
   int m_range_depth = 0;
+  static constexpr int k_max_paren_depth = 10000;  ///< text/template/parse's maxStackDepth
+  int m_paren_depth = 0;                           ///< nested parenthesized pipelines
 };
 
 }  // namespace

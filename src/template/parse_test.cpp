@@ -78,4 +78,13 @@ TEST_CASE("parse: node strings are Go's") {
         "{{$x := (index .a 1).b | printf \"%v\"}}{{if $x}}{{template \"t\" .}}{{end}}");
 }
 
+// Go 1.26's parse.go bounds nested parentheses at maxStackDepth (10000).
+TEST_CASE("parse: more than 10000 nested parentheses are an error, as in Go 1.26") {
+  auto nested = [](int n) {
+    return "{{ " + std::string(n, '(') + "1" + std::string(n, ')') + " }}";
+  };
+  CHECK(parse_error(nested(10000)) == "ok");
+  CHECK(parse_error(nested(10001)) == "template: x:1: max expression depth exceeded");
+}
+
 }  // namespace ejob::render

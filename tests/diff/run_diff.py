@@ -28,6 +28,16 @@ Both programs run in a fresh directory as
 `template --chart chart --exact-name [--name release-name] ARGS...` (`--name release-name`
 unless ARGS hold --name, --name-template or --generate-name).
 
+Where Helm v3.21 and the oracle's libraries disagree (the oracle links Debian's Sprig 3.2.3 and
+xstrings 1.3.3; Helm v3.21.4 links Sprig v3.3.0 and xstrings v1.5.0), the case cannot be
+differential: a `-- want --` section then holds Helm v3.21's stdout, which ejob must print
+byte for byte (exit status 0), and the free text must name where that answer comes from in a
+line `want-source: ...` (an upstream test or source file at a tag) and why the oracle cannot
+give it in a line `want-reason: ...`. The reference still runs, and must still answer
+differently: once the oracle agrees, the section is dropped and the case is differential again.
+A `-- want-error --` section does the same for a failure: ejob must fail, its stderr must hold
+the section's text (its final newline aside), and the reference's stderr must not.
+
 The free text may hold a line `expect: error`: the reference must then fail, otherwise it must
 succeed (this keeps a case from silently testing something other than what it says).
 
@@ -113,7 +123,7 @@ def build_tgz(members, fmt):
 def materialize(files, root):
     archives = {}
     for name, content in files:
-        if name == "args":
+        if name in ("args", "want", "want-error"):
             continue
         if "!" in name:
             archive, member = name.split("!", 1)
@@ -220,6 +230,57 @@ def compare(ejob, reference, files, expect_error=None):
     return True, ""
 
 
+def case_lines(comment, key):
+    """The values of the free text's `KEY: value` lines."""
+    return [line.split(":", 1)[1].strip() for line in comment.splitlines()
+            if line.startswith(key + ":") and line.split(":", 1)[1].strip()]
+
+
+def run_fresh(binary, files, argv):
+    with tempfile.TemporaryDirectory(prefix="ejob-diff-") as tmp:
+        materialize(files, Path(tmp))
+        return run_prog(binary, argv, Path(tmp))
+
+
+def compare_want_error(ejob, reference, files, argv, problems):
+    """`-- want-error --`: ejob fails with Helm v3.21's message; the oracle's differs."""
+    want = dict(files)["want-error"].rstrip("\n").encode("utf-8")
+    _, _, rerr = run_fresh(reference, files, argv)
+    erc, _, eerr = run_fresh(ejob, files, argv)
+    if erc == 0 or want not in eerr:
+        problems.append(f"ejob's stderr lacks the case's want-error (exit {erc}):\n"
+                        f"  want: {want.decode()}\n  got:  {eerr.decode('utf-8', 'replace').strip()}")
+    if want in rerr:
+        problems.append("the reference now prints the want-error itself: drop the section so "
+                        "that the case is differential again")
+    return (False, "argv: " + " ".join(argv) + "\n" + "\n".join(problems)) if problems else (True, "")
+
+
+def compare_want(ejob, reference, files, comment):
+    """A case with `-- want --` or `-- want-error --`: ejob gives Helm v3.21's stated answer;
+    the oracle still differs."""
+    argv = case_argv(files)
+    problems = [f"the case lacks a `{key}:` line" for key in ("want-source", "want-reason")
+                if not case_lines(comment, key)]
+    if "want-error" in dict(files):
+        return compare_want_error(ejob, reference, files, argv, problems)
+    want = dict(files)["want"]
+    want = want if isinstance(want, bytes) else want.encode("utf-8")
+    _, rout, _ = run_fresh(reference, files, argv)
+    erc, eout, eerr = run_fresh(ejob, files, argv)
+    if erc != 0:
+        problems.append(f"ejob failed ({erc}): {eerr.decode('utf-8', 'replace').strip()}")
+    if eout != want:
+        diff = difflib.unified_diff(want.decode("utf-8", "replace").splitlines(keepends=True),
+                                    eout.decode("utf-8", "replace").splitlines(keepends=True),
+                                    "want (Helm v3.21)", "ejob", n=2)
+        problems.append("stdout differs from the case's want:\n" + "".join(diff))
+    if rout == want:
+        problems.append("the reference now prints the want itself: drop the `-- want --` "
+                        "section so that the case is differential again")
+    return (False, "argv: " + " ".join(argv) + "\n" + "\n".join(problems)) if problems else (True, "")
+
+
 def reference_fails(reference, files):
     """Whether the reference renderer rejects the case."""
     with tempfile.TemporaryDirectory(prefix="ejob-diff-") as tmp:
@@ -230,6 +291,8 @@ def reference_fails(reference, files):
 def run_case(ejob, reference, path):
     comment, files = parse_txtar(Path(path).read_text(encoding="utf-8"))
     expect_error = any(line.strip() == "expect: error" for line in comment.splitlines())
+    if any(name in ("want", "want-error") for name, _ in files):
+        return compare_want(ejob, reference, files, comment)
     return compare(ejob, reference, files, expect_error)
 
 

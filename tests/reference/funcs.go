@@ -117,6 +117,7 @@ func baseFuncs() template.FuncMap {
 	f := sprig.TxtFuncMap()
 	delete(f, "env")
 	delete(f, "expandenv")
+	sprig330(f)
 	extra := template.FuncMap{
 		"toToml":        toTOML,
 		"fromToml":      fromTOML,
