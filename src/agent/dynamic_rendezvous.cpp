@@ -86,6 +86,11 @@ void DynamicRendezvous::run_op(Decide decide, Clock::time_point deadline, const 
       case RdzvAction::Finish: return;
       case RdzvAction::ErrorClosed:
         throw Error(ErrorCode::Closed, "the rendezvous is closed (" + m_backend->where() + ")");
+      case RdzvAction::GracefulExit:
+        throw Error(ErrorCode::Closed,
+                    "the rendezvous closed while this node waited in its "
+                    "redundancy list (" +
+                        m_backend->where() + ")");
       case RdzvAction::ErrorTimeout:
         throw Error(ErrorCode::Timeout, std::string("rendezvous ") + name + " timed out in round " +
                                             std::to_string(m_state.round) + " (" +
@@ -99,7 +104,11 @@ void DynamicRendezvous::run_op(Decide decide, Clock::time_point deadline, const 
         m_lock.lock();
         break;
       }
-      default: apply_action(action, m_state, m_me, m_limits, ctx.now); m_dirty = true;
+      default:
+        apply_action(action, m_state, m_me, m_limits, ctx.now);
+        m_dirty = true;
+        // 2.6: a node leaving the redundancy list joins with a fresh join timeout.
+        if (action == RdzvAction::RemoveFromRedundancyList) deadline = now + m_timeouts.join;
     }
   }
 }
