@@ -56,6 +56,9 @@ struct LaunchConfig {
   /// The torch dialect spoken: from --torch_version here; when absent, agent_main reads the
   /// worker python's torch (resolve_torch_dialect).
   std::optional<RdzvDialect> torch;
+  /// torch 2.x: group rank 0's agent hosts the workers' store (unless
+  /// TORCH_DISABLE_SHARE_RDZV_TCP_STORE=1).
+  bool share_agent_store = true;
 };
 
 /// Fills config.torch when --torch_version did not: the version of the torch the worker's
