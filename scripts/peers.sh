@@ -5,7 +5,8 @@
 # its apt sources: each suite gets its own apt state under .cache/peers/apt-SUITE, pointed at
 # the Debian mirror this machine's sources already name, and the packages are unpacked with
 # dpkg-deb -x. A peer already unpacked is kept (reruns need no network). Also a Debian 11
-# minbase root (debootstrap) that ejob-agent is run in, below.
+# minbase root (debootstrap) that ejob-agent is run in, and a Debian 13 minbase root with
+# python3-torch 2.6 that ejob-agent is tested beside, below.
 #   scripts/peers.sh            unpack what is missing; print one line per peer
 set -euo pipefail
 cd "$(dirname "$0")/.."
