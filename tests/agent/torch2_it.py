@@ -90,6 +90,21 @@ def c10d_torchrun_hosts(h):
               "--rdzv-id=t2torch"], False)
 
 
+def dialect_mismatch(h):
+    """An ejob-agent told --torch_version=1.13 joins a run whose state a 2.6 agent wrote: it
+    exits 1 naming both dialects instead of writing a state the 2.x agents could not read."""
+    backend = ["--rdzv-backend=c10d", "--rdzv-endpoint=127.0.0.1:%d" % free_port(),
+               "--rdzv-id=t2mix", "--nnodes=2", "--local-addr=127.0.0.1"]
+    h.ejob("ejob2x", backend + h.worker(2))
+    time.sleep(2)  # it hosts the store and has written its 2.x state
+    old = h.ejob("ejob113", backend + ["--rdzv-conf=is_host=0", "--torch_version=1.13"] +
+                 h.worker(2))
+    rc = old.wait(60)
+    check(rc == 1, "the 1.13 agent exited %s" % rc)
+    check("the rendezvous state is torch 2.x's; this agent speaks torch 1.13's" in old.output(),
+          "its message:\n" + old.output()[-1500:])
+
+
 def etcd_v2(h):
     e = h.start_etcd()
     mixed(h, ["--rdzv-backend=etcd-v2", "--rdzv-endpoint=" + e.endpoint, "--rdzv-id=t2v2"], True)
@@ -101,5 +116,6 @@ if __name__ == "__main__":
         print("FAIL: needs root and the Debian 13 root at %s (scripts/peers.sh)" % ROOT)
         sys.exit(1)
     sys.exit(run_scenarios({"c10d_ejob_hosts": c10d_ejob_hosts,
-                            "c10d_torchrun_hosts": c10d_torchrun_hosts, "etcd_v2": etcd_v2},
+                            "c10d_torchrun_hosts": c10d_torchrun_hosts, "etcd_v2": etcd_v2,
+                            "dialect_mismatch": dialect_mismatch},
                            [sys.argv[0], AGENT] + sys.argv[3:], Torch2Harness))
