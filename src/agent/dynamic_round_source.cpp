@@ -85,6 +85,32 @@ int parse_port(const std::string& text, const std::string& round) {
   }
 }
 
+/// torch 2.x's group rank 0: reads every role_info/<i> and writes assigned_ranks/<i> = [base
+/// global rank, global world size, base role rank, role world size] as json.dumps does;
+/// global ranks follow group ranks, role ranks follow them within each role.
+void write_assigned_ranks(KeyValueStore& store, int group_world_size) {
+  std::vector<std::string> keys;
+  for (int i = 0; i < group_world_size; ++i)
+    keys.push_back("torchelastic/role_info/" + std::to_string(i));
+  std::vector<RoleInfo> infos;
+  for (const auto& s : store.get(keys)) infos.push_back(parse_role_info(s));
+  int global = 0, base = 0;
+  std::map<std::string, int> role_size, role_base;
+  for (const auto& r : infos) {
+    role_size[r.role] += r.local_world_size;
+    global += r.local_world_size;
+  }
+  for (std::size_t i = 0; i < infos.size(); ++i) {
+    const RoleInfo& r = infos[i];
+    store.set("torchelastic/assigned_ranks/" + std::to_string(i),
+              "[" + std::to_string(base) + ", " + std::to_string(global) + ", " +
+                  std::to_string(role_base[r.role]) + ", " + std::to_string(role_size[r.role]) +
+                  "]");
+    base += r.local_world_size;
+    role_base[r.role] += r.local_world_size;
+  }
+}
+
 }  // namespace
 
 void DynamicRoundSource::start(std::unique_ptr<StateBackend> backend, KeyValueStore& store) {
@@ -171,32 +197,12 @@ void DynamicRoundSource::publish_master_torch2(Round& round, KeyValueStore& stor
   round.master_port = m_bootstrap->second;
 }
 
-/// torch 2.x's _assign_worker_ranks: every agent SETs role_info/<rank>; group rank 0 reads
-/// them all and writes assigned_ranks/<i> = [base global rank, global world size, base role
-/// rank, role world size] (json.dumps), global ranks by group rank, role ranks within a role.
+/// torch 2.x's _assign_worker_ranks: every agent SETs role_info/<rank>, group rank 0 assigns
+/// (write_assigned_ranks), every agent reads its assigned_ranks/<rank>.
 void DynamicRoundSource::exchange_ranks_torch2(Round& round, KeyValueStore& store) const {
   store.set("torchelastic/role_info/" + std::to_string(round.group_rank),
             to_json(RoleInfo{m_config.role, round.group_rank, m_config.nproc_per_node}));
-  if (round.group_rank == 0) {
-    std::vector<std::string> keys;
-    for (int i = 0; i < round.group_world_size; ++i)
-      keys.push_back("torchelastic/role_info/" + std::to_string(i));
-    std::vector<RoleInfo> infos;
-    for (const auto& s : store.get(keys)) infos.push_back(parse_role_info(s));
-    int global = 0, base = 0;
-    std::map<std::string, int> role_size, role_base;
-    for (const auto& r : infos)
-      role_size[r.role] += r.local_world_size, global += r.local_world_size;
-    for (std::size_t i = 0; i < infos.size(); ++i) {
-      const RoleInfo& r = infos[i];
-      store.set("torchelastic/assigned_ranks/" + std::to_string(i),
-                "[" + std::to_string(base) + ", " + std::to_string(global) + ", " +
-                    std::to_string(role_base[r.role]) + ", " + std::to_string(role_size[r.role]) +
-                    "]");
-      base += r.local_world_size;
-      role_base[r.role] += r.local_world_size;
-    }
-  }
+  if (round.group_rank == 0) write_assigned_ranks(store, round.group_world_size);
   std::string mine =
       store.get({"torchelastic/assigned_ranks/" + std::to_string(round.group_rank)})[0];
   int v[4] = {};
