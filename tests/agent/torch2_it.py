@@ -13,7 +13,7 @@ import tempfile
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from harness import Agent, Harness, check, free_port, run_scenarios  # noqa: E402
+from harness import Agent, Harness, check, free_port, run_scenarios, wait_until  # noqa: E402
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 IN_ROOT = os.path.join(HERE, "in_torch2_root.sh")
@@ -32,7 +32,8 @@ class Torch2Harness(Harness):
             os.makedirs(os.path.join(self.root, d))
         self.out = os.path.join(self.root, "out")
         shutil.copy2(agent_binary, os.path.join(self.root, "ejob-agent"))
-        shutil.copy2(os.path.join(HERE, "gloo_allreduce.py"), self.root)
+        for f in ("gloo_allreduce.py", "gloo_elastic.py"):
+            shutil.copy2(os.path.join(HERE, f), self.root)
         shutil.copytree(os.path.join(HERE, "torch2_site"), os.path.join(self.root, "site"))
 
     def env(self, tag, extra=None):
@@ -105,6 +106,31 @@ def dialect_mismatch(h):
           "its message:\n" + old.output()[-1500:])
 
 
+def c10d_node_lost(h):
+    """--nnodes=2:3 over c10d: an ejob-agent (hosting the store), a torchrun 2.6 agent and a
+    second ejob-agent train in a world of 3; the second ejob-agent is SIGKILLed with its worker.
+    The survivors re-rendezvous once its heartbeat expired and finish in a world of 2 (over the
+    workers' store the first round's group rank 0 still hosts)."""
+    common = ["--local-addr=127.0.0.1", "--rdzv-backend=c10d",
+              "--rdzv-endpoint=127.0.0.1:%d" % free_port(), "--rdzv-id=t2loss", "--nnodes=2:3",
+              "--max-restarts=3"]
+    conf = "--rdzv-conf=last_call_timeout=2"
+    worker = [h.inside + "/gloo_elastic.py", "--out", h.inside + "/out", "--final-world", "2"]
+    first = h.ejob("ejob0", common + [conf] + worker)
+    time.sleep(0.5)
+    survivor = h.torchrun("torchrun1", common + [conf + ",is_host=0"] + worker)
+    victim = h.ejob("ejob2", common + [conf + ",is_host=0"] + worker)
+    wait_until(lambda: len([r for r in h.records() if r["world"] == 3]) == 3, 90, "a world of 3")
+    victim.kill_all()
+    for a in (first, survivor):
+        rc = a.wait(150)
+        check(rc == 0, "%s exited %s" % (a.name, rc))
+    finals = [r for r in h.records() if r["world"] == 2]
+    check(sorted(r["rank"] for r in finals) == [0, 1], "world of 2 %s" % finals)
+    check(all(r["ok"] and r["sum"] == 3.0 for r in finals), "all-reduce %s" % finals)
+    check({r["agent"] for r in finals} == {"ejob0", "torchrun1"}, "survivors %s" % finals)
+
+
 def etcd_v2(h):
     e = h.start_etcd()
     mixed(h, ["--rdzv-backend=etcd-v2", "--rdzv-endpoint=" + e.endpoint, "--rdzv-id=t2v2"], True)
@@ -117,5 +143,6 @@ if __name__ == "__main__":
         sys.exit(1)
     sys.exit(run_scenarios({"c10d_ejob_hosts": c10d_ejob_hosts,
                             "c10d_torchrun_hosts": c10d_torchrun_hosts, "etcd_v2": etcd_v2,
-                            "dialect_mismatch": dialect_mismatch},
+                            "dialect_mismatch": dialect_mismatch,
+                            "c10d_node_lost": c10d_node_lost},
                            [sys.argv[0], AGENT] + sys.argv[3:], Torch2Harness))
