@@ -9,6 +9,7 @@
 root=$1
 shift
 if unshare --mount --propagation private true 2>/dev/null; then
+  # shellcheck disable=SC2016  # the inner shell expands $root and $@, not this one
   exec unshare --mount --propagation private /bin/sh -c \
     'root=$1; shift; mount -t proc proc "$root/proc" && mount --rbind /dev "$root/dev" &&
      exec chroot "$root" "$@"' sh "$root" "$@"
