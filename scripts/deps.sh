@@ -86,7 +86,8 @@ if [ "$mode" = test ]; then
   need procps has_cmd ps
   need iproute2 has_cmd ss
   need nghttp2-server has_cmd nghttpd
-  # The Debian 11 root that ejob-agent is tested in (scripts/peers.sh).
+  # The Debian 11 root that ejob-agent is tested in, and the Debian 13 root with torch 2.6 that
+  # it is tested beside (scripts/peers.sh; unshare and chroot come with util-linux/coreutils).
   need debootstrap test -x /usr/sbin/debootstrap
   # Go's text/template + Sprig oracle builds in GOPATH mode from Debian's Go source packages,
   # with Debian 13's Go 1.24 that scripts/peers.sh unpacks (bookworm's golang-go is 1.19).

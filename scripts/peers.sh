@@ -7,7 +7,8 @@
 # its apt sources: each suite gets its own apt state under .cache/peers/apt-SUITE, pointed at
 # the Debian mirror this machine's sources already name, and the packages are unpacked with
 # dpkg-deb -x. A peer already unpacked is kept (reruns need no network). Also a Debian 11
-# minbase root (debootstrap) that ejob-agent is run in, below.
+# minbase root (debootstrap) that ejob-agent is run in, and a Debian 13 minbase root with
+# python3-torch 2.6 that ejob-agent is tested beside, below.
 #   scripts/peers.sh            unpack what is missing; print one line per peer
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -108,3 +109,38 @@ if [ ! -f "$debian11/.ready" ]; then
   "${as_root[@]}" touch "$debian11/.ready"
 fi
 echo "peers: Debian 11 root (glibc 2.31) at ${debian11#"$PWD"/}" >&2
+
+# A Debian 13 (trixie) minbase root with Debian's python3-torch (2.6) and python3-etcd, the
+# torchrun the agent's torch 2.x dialect is proven against (tests/agent/torch2_*). Built once,
+# as root (debootstrap, then apt-get inside the root via chroot); about 1 GB to download.
+build_trixie_torch_root() {
+  local dest=$root/debian13-torch-root log=$root/debian13-torch.log
+  [ -f "$dest/.ready" ] && return 0
+  local as_root=()
+  if [ "$(id -u)" -ne 0 ]; then
+    command -v sudo >/dev/null || fail "building the Debian 13 torch root needs root (debootstrap)" \
+      "run scripts/peers.sh as root once (sudo scripts/peers.sh)"
+    as_root=(sudo)
+  fi
+  echo "peers: debootstrap --variant=minbase trixie + python3-torch into ${dest#"$PWD"/} (minutes)" >&2
+  "${as_root[@]}" rm -rf "$dest"
+  "${as_root[@]}" /usr/sbin/debootstrap --variant=minbase trixie "$dest" "$mirror" >"$log" 2>&1 ||
+    fail "debootstrap of Debian 13 failed (see $log)" \
+      "check the network or proxy to $mirror, then rerun scripts/deps.sh test"
+  printf '127.0.0.1\tlocalhost\n::1\tlocalhost ip6-localhost ip6-loopback\n' |
+    "${as_root[@]}" tee "$dest/etc/hosts" >/dev/null
+  "${as_root[@]}" chroot "$dest" env DEBIAN_FRONTEND=noninteractive apt-get -q -y \
+    --no-install-recommends install python3-torch python3-etcd >>"$log" 2>&1 ||
+    fail "apt-get install python3-torch in the Debian 13 root failed (see $log)" \
+      "check the network or proxy to $mirror, then rm -rf $dest and rerun scripts/deps.sh test"
+  "${as_root[@]}" chroot "$dest" apt-get clean
+  # Without /proc torch's UCX prints an error on stdout: the version is the marked line.
+  "${as_root[@]}" chroot "$dest" python3 -c 'import torch, etcd; print("torch=" + torch.__version__)' \
+    2>>"$log" | sed -n 's/^torch=//p' >"$root/debian13-torch.version"
+  [ -s "$root/debian13-torch.version" ] ||
+    fail "python3 -c 'import torch' fails in the Debian 13 root (see $log)" \
+      "rm -rf $dest and rerun scripts/deps.sh test"
+  "${as_root[@]}" touch "$dest/.ready"
+}
+build_trixie_torch_root
+echo "peers: Debian 13 root (torch $(cat "$root/debian13-torch.version")) at .cache/peers/debian13-torch-root" >&2

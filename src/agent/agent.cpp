@@ -28,7 +28,8 @@ std::vector<WorkerLaunch> Agent::launches(const Round& round, const std::string&
                       round.master_addr,
                       round.master_port,
                       m_restarts,
-                      dir + "/error.json"};
+                      dir + "/error.json",
+                      round.use_agent_store};
     WorkerLaunch w;
     w.argv = worker_argv(m_config, i);
     w.env = worker_environment(m_env, m_config, id);

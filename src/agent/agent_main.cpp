@@ -60,6 +60,8 @@ int agent_main(int argc, char** argv) {
       return 0;
     }
     LaunchConfig config = make_launch_config(options, env, detect_host(env));
+    if (auto version = resolve_torch_dialect(config, !options.no_python))
+      log_info("the workers' python has torch " + *version);
     warn_omp(config, env);
     signals.exit_on_signal();
     source = make_source(config);

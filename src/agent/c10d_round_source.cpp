@@ -31,9 +31,16 @@ C10dRoundSource::C10dRoundSource(const LaunchConfig& config)
     : DynamicRoundSource(config), m_server(host_store(config)) {
   const Endpoint& e = config.endpoint;
   auto read_timeout = std::chrono::seconds(config.dynamic.read_timeout_s);
-  auto state_client = std::make_unique<TcpStoreClient>(e.host, e.port, read_timeout);
-  auto watch_client = std::make_unique<TcpStoreClient>(e.host, e.port, read_timeout);
-  m_round_client = std::make_unique<TcpStoreClient>(e.host, e.port, k_round_store_timeout);
+  auto dialect =
+      config.torch == RdzvDialect::Torch2 ? tcp_store::Dialect::Torch2 : tcp_store::Dialect::Torch1;
+  auto state_client = std::make_unique<TcpStoreClient>(e.host, e.port, read_timeout, dialect);
+  // WATCH_KEY is 1.13's: torch 2.x's server has none, ours answers it on a 1.13 connection
+  // whatever the job's torch. Without it the agent polls the state as torch does.
+  std::unique_ptr<TcpStoreClient> watch_client;
+  if (m_server || dialect == tcp_store::Dialect::Torch1)
+    watch_client =
+        std::make_unique<TcpStoreClient>(e.host, e.port, read_timeout, tcp_store::Dialect::Torch1);
+  m_round_client = std::make_unique<TcpStoreClient>(e.host, e.port, k_round_store_timeout, dialect);
   m_round_store = std::make_unique<TcpKeyValueStore>(*m_round_client);
   start(std::make_unique<C10dStateBackend>(std::move(state_client), config.run_id,
                                            std::move(watch_client)),

@@ -62,6 +62,9 @@ class TcpKeyValueStore : public KeyValueStore {
   void set(const std::string& key, const std::string& value) override;
   /// WAIT for all keys at once, then GET each.
   std::vector<std::string> get(const std::vector<std::string>& keys) override;
+  std::int64_t add(const std::string& key, std::int64_t delta) override {
+    return m_client.add(key, delta);
+  }
 
  private:
   TcpStoreClient& m_client;

@@ -1,6 +1,7 @@
 #include "ejob/agent/dynamic_ops.hpp"
 
 #include <algorithm>
+#include <optional>
 
 namespace ejob::agent {
 namespace {
@@ -17,6 +18,13 @@ bool is_participant(const DynamicState& s, const NodeDesc& n) {
 bool is_waiting(const DynamicState& s, const NodeDesc& n) {
   return std::find(s.wait_list.begin(), s.wait_list.end(), n) != s.wait_list.end();
 }
+
+bool is_redundant(const DynamicState& s, const NodeDesc& n) {
+  return std::find(s.redundancy_list.begin(), s.redundancy_list.end(), n) !=
+         s.redundancy_list.end();
+}
+
+bool torch2(const DynamicState& s) { return s.dialect == RdzvDialect::Torch2; }
 
 /// _should_keep_alive: my heartbeat exists and is at least one interval old.
 bool should_keep_alive(const RdzvContext& c) {
@@ -45,14 +53,19 @@ void keep_alive(DynamicState& s, const NodeDesc& me, UtcTime now) {
 }
 
 /// Ranks 0.. in sorted order of the nodes; dict order is unchanged.
-void mark_complete(DynamicState& s) {
-  s.complete = true;
-  s.deadline.reset();
+void assign_ranks(DynamicState& s) {
   std::vector<NodeDesc> sorted;
   for (const auto& p : s.participants) sorted.push_back(p.first);
   std::sort(sorted.begin(), sorted.end());
   for (auto& p : s.participants)
     p.second = std::lower_bound(sorted.begin(), sorted.end(), p.first) - sorted.begin();
+}
+
+/// Both torch versions rank the participants when the round completes.
+void mark_complete(DynamicState& s) {
+  s.complete = true;
+  s.deadline.reset();
+  assign_ranks(s);
 }
 
 void add_to_participants(DynamicState& s, const NodeDesc& me, const DynamicLimits& limits,
@@ -68,6 +81,22 @@ void add_to_participants(DynamicState& s, const NodeDesc& me, const DynamicLimit
   if (count == limits.max_nodes) mark_complete(s);
 }
 
+void forget(std::vector<NodeDesc>& list, DynamicState& s, const NodeDesc& me) {
+  std::erase(list, me);
+  std::erase_if(s.last_heartbeats, [&](const auto& p) { return p.first == me; });
+}
+
+/// 2.6's extra first steps of a join: a node in the redundancy list waits there, without a
+/// timeout, until the round has room or the run closes. nullopt: decide as 1.13 does.
+std::optional<RdzvAction> decide_join_redundant(const RdzvContext& c) {
+  const DynamicState& s = c.state;
+  if (!torch2(s) || !is_redundant(s, c.me)) return std::nullopt;
+  if (s.closed) return RdzvAction::GracefulExit;
+  if (static_cast<int>(s.participants.size()) == c.limits.max_nodes)
+    return should_keep_alive(c) ? RdzvAction::KeepAlive : RdzvAction::Sync;
+  return RdzvAction::RemoveFromRedundancyList;
+}
+
 }  // namespace
 
 std::int64_t rank_of(const DynamicState& state, const NodeDesc& node) {
@@ -77,6 +106,7 @@ std::int64_t rank_of(const DynamicState& state, const NodeDesc& node) {
 
 RdzvAction decide_join(const RdzvContext& c) {
   const DynamicState& s = c.state;
+  if (auto redundant = decide_join_redundant(c)) return *redundant;
   if (s.closed) return RdzvAction::ErrorClosed;
   bool participant = is_participant(s, c.me);
   if (s.complete && participant) return RdzvAction::Finish;
@@ -88,6 +118,8 @@ RdzvAction decide_join(const RdzvContext& c) {
   auto count = static_cast<int>(s.participants.size());
   if (s.complete) {
     if (count < c.limits.max_nodes && !is_waiting(s, c.me)) return RdzvAction::AddToWaitList;
+    if (torch2(s) && count >= c.limits.max_nodes && !is_waiting(s, c.me))
+      return RdzvAction::AddToRedundancyList;
   } else if (participant) {
     // torch compares the deadline unconditionally here; it is set whenever count >= min.
     if (count >= c.limits.min_nodes && s.deadline && *s.deadline < c.now)
@@ -119,18 +151,21 @@ void apply_action(RdzvAction action, DynamicState& s, const NodeDesc& me,
     case RdzvAction::KeepAlive: keep_alive(s, me, now); break;
     case RdzvAction::AddToParticipants: add_to_participants(s, me, limits, now); break;
     case RdzvAction::AddToWaitList:
+      std::erase(s.redundancy_list, me);
       if (!is_waiting(s, me)) s.wait_list.push_back(me);
       keep_alive(s, me, now);
       break;
+    case RdzvAction::AddToRedundancyList:
+      if (!is_redundant(s, me)) s.redundancy_list.push_back(me);
+      keep_alive(s, me, now);
+      break;
+    case RdzvAction::RemoveFromRedundancyList: forget(s.redundancy_list, s, me); break;
     case RdzvAction::RemoveFromParticipants:
       std::erase_if(s.participants, [&](const auto& p) { return p.first == me; });
       std::erase_if(s.last_heartbeats, [&](const auto& p) { return p.first == me; });
       removal_epilogue(s, limits);
       break;
-    case RdzvAction::RemoveFromWaitList:
-      std::erase(s.wait_list, me);
-      std::erase_if(s.last_heartbeats, [&](const auto& p) { return p.first == me; });
-      break;
+    case RdzvAction::RemoveFromWaitList: forget(s.wait_list, s, me); break;
     case RdzvAction::MarkComplete: mark_complete(s); break;
     case RdzvAction::MarkClosed: s.closed = true; break;
     default: break;
@@ -148,6 +183,7 @@ std::vector<NodeDesc> remove_dead_nodes(DynamicState& s, const DynamicLimits& li
     participant_removed |=
         std::erase_if(s.participants, [&](const auto& p) { return p.first == node; }) > 0;
     std::erase(s.wait_list, node);
+    std::erase(s.redundancy_list, node);
   }
   if (participant_removed) removal_epilogue(s, limits);
   return dead;

@@ -1,8 +1,9 @@
 #pragma once
-/// The decisions and state changes of torch 1.13's dynamic rendezvous
-/// (`dynamic_rendezvous.py`, protocols/torch-c10d.md §5), as pure functions of the state, the
-/// clock and this node: what DynamicRendezvous runs in its sync/decide/mutate loop. Kept
-/// literal, because torchrun agents apply the same rules to the same shared state.
+/// The decisions and state changes of torch's dynamic rendezvous (`dynamic_rendezvous.py`,
+/// protocols/torch-c10d.md §5), as pure functions of the state, the clock and this node: what
+/// DynamicRendezvous runs in its sync/decide/mutate loop. Kept literal, because torchrun
+/// agents apply the same rules to the same shared state; a state in torch 2.x's dialect gets
+/// 2.6's additions (the redundancy list of nodes that found the round full).
 
 #include <chrono>
 
@@ -26,12 +27,15 @@ enum class RdzvAction {
   KeepAlive,
   AddToParticipants,
   AddToWaitList,
+  AddToRedundancyList,  ///< 2.x
   RemoveFromParticipants,
   RemoveFromWaitList,
+  RemoveFromRedundancyList,  ///< 2.x: a slot freed; join again (with a fresh join deadline)
   MarkComplete,
   MarkClosed,
   Sync,
   ErrorClosed,
+  GracefulExit,  ///< 2.x: closed while in the redundancy list (RendezvousGracefulExitError)
   ErrorTimeout,
   Finish,
 };
@@ -61,8 +65,8 @@ RdzvAction decide_keep_alive(const RdzvContext& c);
 void apply_action(RdzvAction action, DynamicState& state, const NodeDesc& me,
                   const DynamicLimits& limits, UtcTime now);
 
-/// _sanitize: drops nodes whose heartbeat expired (from heartbeats, participants and wait
-/// list), then the removal epilogue. Returns the dead nodes.
+/// _sanitize: drops nodes whose heartbeat expired (from heartbeats, participants, wait list
+/// and redundancy list), then the removal epilogue. Returns the dead nodes.
 std::vector<NodeDesc> remove_dead_nodes(DynamicState& state, const DynamicLimits& limits,
                                         UtcTime now);
 

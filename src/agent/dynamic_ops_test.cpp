@@ -95,3 +95,58 @@ TEST_CASE("dynamic ops: keep-alive every 5 s, closed runs and timeouts") {
   CHECK(join(k_b, s, l) == RdzvAction::ErrorClosed);
   CHECK(decide_close(RdzvContext{k_a, s, l, k_now}) == RdzvAction::Finish);
 }
+
+namespace {
+
+DynamicState torch2_state() {
+  DynamicState s;
+  s.dialect = RdzvDialect::Torch2;
+  return s;
+}
+
+}  // namespace
+
+TEST_CASE("dynamic ops, torch 2.x: ranks are set when the round completes, as in 1.13") {
+  DynamicLimits l{1, 3};
+  DynamicState s = torch2_state();
+  apply_action(RdzvAction::AddToParticipants, s, k_a, l, k_now);
+  apply_action(RdzvAction::AddToParticipants, s, k_b, l, k_now);
+  CHECK(s.participants == std::vector<std::pair<NodeDesc, std::int64_t>>{{k_a, 0}, {k_b, 0}});
+  apply_action(RdzvAction::MarkComplete, s, k_a, l, k_now);
+  CHECK(s.participants == std::vector<std::pair<NodeDesc, std::int64_t>>{{k_a, 0}, {k_b, 1}});
+}
+
+TEST_CASE("dynamic ops, torch 2.x: a node finding the round full waits in the redundancy list") {
+  DynamicLimits l{1, 2};
+  DynamicState s = torch2_state();
+  for (const auto& n : {k_a, k_b}) apply_action(RdzvAction::AddToParticipants, s, n, l, k_now);
+  REQUIRE(s.complete);
+  CHECK(join(k_c, s, l) == RdzvAction::AddToRedundancyList);
+  apply_action(RdzvAction::AddToRedundancyList, s, k_c, l, k_now);
+  CHECK(s.redundancy_list == std::vector<NodeDesc>{k_c});
+  CHECK(join(k_c, s, l) == RdzvAction::Sync);
+  CHECK(join(k_c, s, l, k_now + 6s) == RdzvAction::KeepAlive);
+  // No join timeout applies there.
+  CHECK(decide_join(RdzvContext{k_c, s, l, k_now, true, false}) == RdzvAction::Sync);
+  // A slot frees: it leaves the list (and its heartbeat) to join again.
+  apply_action(RdzvAction::RemoveFromParticipants, s, k_b, l, k_now);
+  CHECK(join(k_c, s, l) == RdzvAction::RemoveFromRedundancyList);
+  apply_action(RdzvAction::RemoveFromRedundancyList, s, k_c, l, k_now);
+  CHECK(s.redundancy_list.empty());
+  CHECK(join(k_c, s, l) == RdzvAction::AddToWaitList);
+  // The run closes while a node is redundant: it exits quietly; others get ErrorClosed.
+  apply_action(RdzvAction::AddToRedundancyList, s, k_b, l, k_now);
+  s.closed = true;
+  CHECK(join(k_b, s, l) == RdzvAction::GracefulExit);
+  CHECK(join(k_c, s, l) == RdzvAction::ErrorClosed);
+  // Dead redundant nodes are dropped by the sanitizer like any other.
+  remove_dead_nodes(s, l, k_now + 16s);
+  CHECK(s.redundancy_list.empty());
+}
+
+TEST_CASE("dynamic ops, torch 1.13: a full round never puts a node in a redundancy list") {
+  DynamicLimits l{1, 2};
+  DynamicState s = joined({k_a, k_b}, l);
+  REQUIRE(s.complete);
+  CHECK(join(k_c, s, l) == RdzvAction::Sync);
+}

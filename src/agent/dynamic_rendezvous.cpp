@@ -20,8 +20,15 @@ constexpr auto k_rollback = std::chrono::seconds(5);
 }  // namespace
 
 DynamicRendezvous::DynamicRendezvous(std::unique_ptr<StateBackend> backend, NodeDesc me,
-                                     DynamicLimits limits, DynamicTimeouts timeouts)
-    : m_backend(std::move(backend)), m_me(std::move(me)), m_limits(limits), m_timeouts(timeouts) {}
+                                     DynamicLimits limits, DynamicTimeouts timeouts,
+                                     RdzvDialect dialect)
+    : m_backend(std::move(backend)),
+      m_me(std::move(me)),
+      m_dialect(dialect),
+      m_limits(limits),
+      m_timeouts(timeouts) {
+  m_state.dialect = dialect;
+}
 
 DynamicRendezvous::~DynamicRendezvous() { stop_heartbeats(); }
 
@@ -52,6 +59,7 @@ std::optional<bool> DynamicRendezvous::sync() {
 void DynamicRendezvous::adopt(const std::optional<StateBackend::Stored>& stored) {
   if (!stored) {
     m_state = DynamicState{};
+    m_state.dialect = m_dialect;
     m_token.reset();
     return;
   }
@@ -59,6 +67,16 @@ void DynamicRendezvous::adopt(const std::optional<StateBackend::Stored>& stored)
     m_state = unpickle_state(stored->pickle);
   } catch (const Error& e) {
     throw Error(e.code(), e.message() + " (" + m_backend->where() + ")");
+  }
+  // A state of the other torch: its agents would fail on ours (naive vs aware times).
+  if (m_state.dialect != m_dialect) {
+    auto name = [](RdzvDialect d) { return d == RdzvDialect::Torch2 ? "2.x" : "1.13"; };
+    throw Error(ErrorCode::Input, std::string("the rendezvous state is torch ") +
+                                      name(m_state.dialect) + "'s; this agent speaks torch " +
+                                      name(m_dialect) +
+                                      "'s (every node of a job must run the same torch; "
+                                      "--torch_version) (" +
+                                      m_backend->where() + ")");
   }
   m_token = stored->token;
 }
@@ -86,6 +104,11 @@ void DynamicRendezvous::run_op(Decide decide, Clock::time_point deadline, const 
       case RdzvAction::Finish: return;
       case RdzvAction::ErrorClosed:
         throw Error(ErrorCode::Closed, "the rendezvous is closed (" + m_backend->where() + ")");
+      case RdzvAction::GracefulExit:
+        throw Error(ErrorCode::Closed,
+                    "the rendezvous closed while this node waited in its "
+                    "redundancy list (" +
+                        m_backend->where() + ")");
       case RdzvAction::ErrorTimeout:
         throw Error(ErrorCode::Timeout, std::string("rendezvous ") + name + " timed out in round " +
                                             std::to_string(m_state.round) + " (" +
@@ -99,7 +122,11 @@ void DynamicRendezvous::run_op(Decide decide, Clock::time_point deadline, const 
         m_lock.lock();
         break;
       }
-      default: apply_action(action, m_state, m_me, m_limits, ctx.now); m_dirty = true;
+      default:
+        apply_action(action, m_state, m_me, m_limits, ctx.now);
+        m_dirty = true;
+        // 2.6: a node leaving the redundancy list joins with a fresh join timeout.
+        if (action == RdzvAction::RemoveFromRedundancyList) deadline = now + m_timeouts.join;
     }
   }
 }

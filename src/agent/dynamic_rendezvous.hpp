@@ -58,8 +58,9 @@ struct DynamicWorld {
 /// One node's handler.
 class DynamicRendezvous {
  public:
+  /// `dialect`: the torch whose state this node writes; a state of the other one is refused.
   DynamicRendezvous(std::unique_ptr<StateBackend> backend, NodeDesc me, DynamicLimits limits,
-                    DynamicTimeouts timeouts);
+                    DynamicTimeouts timeouts, RdzvDialect dialect = RdzvDialect::Torch1_13);
   ~DynamicRendezvous();
   DynamicRendezvous(const DynamicRendezvous&) = delete;
   DynamicRendezvous& operator=(const DynamicRendezvous&) = delete;
@@ -90,6 +91,7 @@ class DynamicRendezvous {
 
   std::unique_ptr<StateBackend> m_backend;
   NodeDesc m_me;
+  RdzvDialect m_dialect;
   DynamicLimits m_limits;
   DynamicTimeouts m_timeouts;
 

@@ -4,6 +4,8 @@
 #include <unistd.h>
 
 #include <condition_variable>
+#include <cstdio>
+#include <map>
 #include <mutex>
 #include <thread>
 
@@ -83,6 +85,32 @@ int parse_port(const std::string& text, const std::string& round) {
   }
 }
 
+/// torch 2.x's group rank 0: reads every role_info/<i> and writes assigned_ranks/<i> = [base
+/// global rank, global world size, base role rank, role world size] as json.dumps does;
+/// global ranks follow group ranks, role ranks follow them within each role.
+void write_assigned_ranks(KeyValueStore& store, int group_world_size) {
+  std::vector<std::string> keys;
+  for (int i = 0; i < group_world_size; ++i)
+    keys.push_back("torchelastic/role_info/" + std::to_string(i));
+  std::vector<RoleInfo> infos;
+  for (const auto& s : store.get(keys)) infos.push_back(parse_role_info(s));
+  int global = 0, base = 0;
+  std::map<std::string, int> role_size, role_base;
+  for (const auto& r : infos) {
+    role_size[r.role] += r.local_world_size;
+    global += r.local_world_size;
+  }
+  for (std::size_t i = 0; i < infos.size(); ++i) {
+    const RoleInfo& r = infos[i];
+    store.set("torchelastic/assigned_ranks/" + std::to_string(i),
+              "[" + std::to_string(base) + ", " + std::to_string(global) + ", " +
+                  std::to_string(role_base[r.role]) + ", " + std::to_string(role_size[r.role]) +
+                  "]");
+    base += r.local_world_size;
+    role_base[r.role] += r.local_world_size;
+  }
+}
+
 }  // namespace
 
 void DynamicRoundSource::start(std::unique_ptr<StateBackend> backend, KeyValueStore& store) {
@@ -95,8 +123,11 @@ void DynamicRoundSource::start(std::unique_ptr<StateBackend> backend, KeyValueSt
   timeouts.join = std::chrono::seconds(m_config.dynamic.join_timeout_s);
   timeouts.close = std::chrono::seconds(m_config.dynamic.close_timeout_s);
   // As torch's _NodeDesc: socket.getfqdn(), the agent's pid, the handler's local id (0).
-  NodeDesc me{fq_hostname(), ::getpid(), 0};
-  m_rdzv = std::make_unique<DynamicRendezvous>(std::move(backend), me, limits, timeouts);
+  // 2.x: _NodeDesc.addr is --local-addr when given.
+  bool torch2 = m_config.torch == RdzvDialect::Torch2;
+  NodeDesc me{torch2 ? m_config.local_addr.value_or(fq_hostname()) : fq_hostname(), ::getpid(), 0};
+  m_rdzv = std::make_unique<DynamicRendezvous>(std::move(backend), me, limits, timeouts,
+                                               m_config.torch.value_or(RdzvDialect::Torch1_13));
 }
 
 std::string DynamicRoundSource::round_prefix(const std::string& round) const {
@@ -110,24 +141,81 @@ Round DynamicRoundSource::next_round() {
   round.group_rank = w.rank;
   round.group_world_size = w.world_size;
   PrefixStore store(*m_store, round_prefix(round.version));
-  std::vector<std::string> raw =
-      synchronize(store, to_json(RoleInfo{m_config.role, w.rank, m_config.nproc_per_node}), w.rank,
-                  w.world_size, "torchelastic/role_info");
+  if (m_config.torch == RdzvDialect::Torch2) {
+    publish_master_torch2(round, store);  // torch 2.x: in next_rendezvous, before the ranks
+    exchange_ranks_torch2(round, store);
+  } else {
+    exchange_ranks(round, store);
+    publish_master(round, store);
+  }
+  log_info("round " + round.version + ": group_rank=" + std::to_string(w.rank) +
+           " group_world_size=" + std::to_string(w.world_size) +
+           " world_size=" + std::to_string(round.ranks.world_size) +
+           " master=" + round.master_addr + ":" + std::to_string(round.master_port));
+  return round;
+}
+
+void DynamicRoundSource::exchange_ranks(Round& round, KeyValueStore& store) const {
+  std::vector<std::string> raw = synchronize(
+      store, to_json(RoleInfo{m_config.role, round.group_rank, m_config.nproc_per_node}),
+      round.group_rank, round.group_world_size, "torchelastic/role_info");
   std::vector<RoleInfo> infos;
   for (const auto& s : raw) infos.push_back(parse_role_info(s));
-  round.ranks = assign_ranks(infos, w.rank);
-  if (w.rank == 0) {
+  round.ranks = assign_ranks(infos, round.group_rank);
+}
+
+void DynamicRoundSource::publish_master(Round& round, KeyValueStore& store) {
+  if (round.group_rank == 0) {
     store.set("MASTER_ADDR", m_config.local_addr.value_or(fq_hostname()));
     store.set("MASTER_PORT", std::to_string(free_local_port()));
   }
   std::vector<std::string> master = store.get({"MASTER_ADDR", "MASTER_PORT"});
   round.master_addr = master[0];
   round.master_port = parse_port(master[1], round.version);
-  log_info("round " + round.version + ": group_rank=" + std::to_string(w.rank) +
-           " group_world_size=" + std::to_string(w.world_size) +
-           " world_size=" + std::to_string(round.ranks.world_size) +
-           " master=" + round.master_addr + ":" + std::to_string(round.master_port));
-  return round;
+}
+
+/// RendezvousStoreInfo.build, once per agent when the store is shared: group rank 0 hosts the
+/// workers' store on a free port and publishes it; later rounds reuse what the first found.
+void DynamicRoundSource::publish_master_torch2(Round& round, KeyValueStore& store) {
+  round.use_agent_store = m_config.share_agent_store;
+  if (!m_bootstrap || !m_config.share_agent_store) {
+    int port = 0;
+    if (round.group_rank == 0) {
+      if (m_config.share_agent_store) {
+        m_worker_store = std::make_unique<TcpStoreServer>(0);
+        port = m_worker_store->port();
+      } else {
+        port = free_local_port();
+      }
+      store.set("MASTER_ADDR", m_config.local_addr.value_or(fq_hostname()));
+      store.set("MASTER_PORT", std::to_string(port));
+    }
+    std::vector<std::string> master = store.get({"MASTER_ADDR", "MASTER_PORT"});
+    m_bootstrap.emplace(master[0], parse_port(master[1], round.version));
+  }
+  round.master_addr = m_bootstrap->first;
+  round.master_port = m_bootstrap->second;
+}
+
+/// torch 2.x's _assign_worker_ranks: every agent SETs role_info/<rank>, group rank 0 assigns
+/// (write_assigned_ranks), every agent reads its assigned_ranks/<rank>.
+void DynamicRoundSource::exchange_ranks_torch2(Round& round, KeyValueStore& store) const {
+  store.set("torchelastic/role_info/" + std::to_string(round.group_rank),
+            to_json(RoleInfo{m_config.role, round.group_rank, m_config.nproc_per_node}));
+  if (round.group_rank == 0) write_assigned_ranks(store, round.group_world_size);
+  std::string mine =
+      store.get({"torchelastic/assigned_ranks/" + std::to_string(round.group_rank)})[0];
+  int v[4] = {};
+  if (std::sscanf(mine.c_str(), "[%d, %d, %d, %d]", &v[0], &v[1], &v[2], &v[3]) != 4)
+    throw Error(ErrorCode::Input,
+                "torchelastic/assigned_ranks/" + std::to_string(round.group_rank) +
+                    " is not 4 ranks: " + mine + " (round " + round.version + ")");
+  round.ranks.world_size = v[1];
+  round.ranks.role_world_size = v[3];
+  for (int i = 0; i < m_config.nproc_per_node; ++i) {
+    round.ranks.global_ranks.push_back(v[0] + i);
+    round.ranks.role_ranks.push_back(v[2] + i);
+  }
 }
 
 std::unique_ptr<RoundWatcher> DynamicRoundSource::watch(const Round&) {
@@ -137,6 +225,14 @@ std::unique_ptr<RoundWatcher> DynamicRoundSource::watch(const Round&) {
 void DynamicRoundSource::exit_barrier(const Round& round) {
   try {
     PrefixStore store(*m_store, round_prefix(round.version));
+    if (m_config.torch == RdzvDialect::Torch2) {
+      // store_util.barrier: count in; the last member sets the key everybody waits for.
+      std::string prefix = "torchelastic/agent/terminal_state";
+      if (store.add(prefix + "/num_members", 1) == round.group_world_size)
+        store.set(prefix + "/last_member", "<val_ignored>");
+      store.get({prefix + "/last_member"});
+      return;
+    }
     synchronize(store, std::to_string(round.group_rank), round.group_rank, round.group_world_size,
                 "torchelastic/agent/terminal_state");
   } catch (const Error& e) {

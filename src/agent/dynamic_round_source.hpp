@@ -1,8 +1,11 @@
 #pragma once
-/// Rounds from torch 1.13's dynamic rendezvous (c10d or etcd-v2): DynamicRendezvous over the
+/// Rounds from torch's dynamic rendezvous (c10d or etcd-v2): DynamicRendezvous over the
 /// backend's state, then the round's PrefixStore (`torch.rendezvous.<run_id>.<round>`) for
 /// the role-info exchange, MASTER_ADDR/MASTER_PORT and the exit barrier
-/// (protocols/torch-c10d.md §6). The backends differ only in where state and store live.
+/// (protocols/torch-c10d.md §6), as the torch of config.torch does them: 2.x publishes the
+/// master once (group rank 0's agent then hosts the workers' store), exchanges
+/// `role_info/<rank>` for `assigned_ranks/<rank>` and counts the exit barrier's members.
+/// The backends differ only in where state and store live.
 
 #include <memory>
 #include <string>
@@ -11,6 +14,7 @@
 #include "ejob/agent/key_value_store.hpp"
 #include "ejob/agent/launch_config.hpp"
 #include "ejob/agent/round_source.hpp"
+#include "ejob/agent/tcp_store_server.hpp"
 
 namespace ejob::agent {
 
@@ -35,6 +39,14 @@ class DynamicRoundSource : public RoundSource {
 
  private:
   std::string round_prefix(const std::string& round) const;
+  void exchange_ranks(Round& round, KeyValueStore& store) const;
+  void publish_master(Round& round, KeyValueStore& store);
+  void exchange_ranks_torch2(Round& round, KeyValueStore& store) const;
+  void publish_master_torch2(Round& round, KeyValueStore& store);
+
+  /// torch 2.x: the master found in the first round, kept for every later one.
+  std::optional<std::pair<std::string, int>> m_bootstrap;
+  std::unique_ptr<TcpStoreServer> m_worker_store;  ///< 2.x, group rank 0 of the first round
 
   KeyValueStore* m_store = nullptr;
   bool m_shut_down = false;

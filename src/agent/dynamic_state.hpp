@@ -33,8 +33,14 @@ struct NodeDesc {
 /// `fqdn_pid_localid`, as torch prints a node.
 std::string to_string(const NodeDesc& node);
 
+/// Which torch's rendezvous a state belongs to (protocols/torch-c10d.md §4.3, §8): torch 2.x
+/// names a node's host `addr` (1.13: `fqdn`), adds `redundancy_list` and writes UTC-aware
+/// datetimes (1.13: naive). Python cannot mix the two, so a state is written in one.
+enum class RdzvDialect { Torch1_13, Torch2 };
+
 /// `_RendezvousState`.
 struct DynamicState {
+  RdzvDialect dialect = RdzvDialect::Torch1_13;
   std::int64_t round = 0;
   bool complete = false;
   std::optional<UtcTime> deadline;
@@ -43,6 +49,8 @@ struct DynamicState {
   std::vector<std::pair<NodeDesc, std::int64_t>> participants;
   /// set of _NodeDesc, in the order read (Python's set order is its own business).
   std::vector<NodeDesc> wait_list;
+  /// 2.x only: set of _NodeDesc that found the round full and wait for a free slot.
+  std::vector<NodeDesc> redundancy_list;
   /// dict _NodeDesc -> last keep-alive, in insertion order.
   std::vector<std::pair<NodeDesc, UtcTime>> last_heartbeats;
 

@@ -27,7 +27,7 @@ class EtcdStore : public KeyValueStore {
   /// ejob::Error(Timeout) naming the missing keys when the store timeout passes.
   std::vector<std::string> get(const std::vector<std::string>& keys) override;
   /// Adds `delta` to a decimal counter (0 when absent) and returns the new value.
-  std::int64_t add(const std::string& key, std::int64_t delta);
+  std::int64_t add(const std::string& key, std::int64_t delta) override;
 
  private:
   EtcdClient& m_client;

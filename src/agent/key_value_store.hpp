@@ -3,12 +3,13 @@
 /// elastic agent uses it): the etcd backend's EtcdStore or a TCPStore prefix for c10d. The
 /// role-info exchange and the exit barrier are written once over it.
 
+#include <cstdint>
 #include <string>
 #include <vector>
 
 namespace ejob::agent {
 
-/// set and a blocking multi-key get.
+/// set, a blocking multi-key get and add.
 class KeyValueStore {
  public:
   virtual ~KeyValueStore() = default;
@@ -16,6 +17,9 @@ class KeyValueStore {
   /// Waits until all keys exist and returns their values in order. Throws
   /// ejob::Error(Timeout) naming the missing keys when the store's timeout passes.
   virtual std::vector<std::string> get(const std::vector<std::string>& keys) = 0;
+  /// Adds to a decimal counter (0 when absent) and returns the new value (torch 2.x's exit
+  /// barrier counts its members so).
+  virtual std::int64_t add(const std::string& key, std::int64_t delta) = 0;
 };
 
 /// torch's PrefixStore(prefix, store): key k is `<prefix>/k` in the store below.
@@ -30,6 +34,9 @@ class PrefixStore : public KeyValueStore {
     std::vector<std::string> full;
     for (const auto& k : keys) full.push_back(m_prefix + "/" + k);
     return m_store.get(full);
+  }
+  std::int64_t add(const std::string& key, std::int64_t delta) override {
+    return m_store.add(m_prefix + "/" + key, delta);
   }
 
  private:

@@ -6,6 +6,7 @@
 #include <filesystem>
 #include <random>
 
+#include "ejob/agent/torch_version.hpp"
 #include "ejob/util/error.hpp"
 
 namespace ejob::agent {
@@ -197,6 +198,9 @@ LaunchConfig make_launch_config(const LaunchOptions& o, const Environment& env,
     c.master_port = e.port;
   }
   c.command = command_of(o, env);
+  if (o.torch_version) c.torch = dialect_of_torch_version(*o.torch_version);
+  auto no_share = env.find("TORCH_DISABLE_SHARE_RDZV_TCP_STORE");
+  c.share_agent_store = no_share == env.end() || no_share->second != "1";
   // As torch's _get_entrypoint_name: the first argument after the interpreter that is not a
   // flag, or the binary itself with --no_python.
   c.entrypoint_name = c.command[0];
@@ -239,6 +243,15 @@ std::vector<std::string> worker_argv(const LaunchConfig& config, int local_rank)
     out.push_back(s);
   }
   return out;
+}
+
+std::optional<std::string> resolve_torch_dialect(LaunchConfig& config, bool worker_is_python) {
+  if (config.torch) return std::nullopt;
+  std::optional<std::string> version;
+  if (worker_is_python && !config.command.empty())
+    version = installed_torch_version(config.command.front());
+  config.torch = version ? dialect_of_torch_version(*version) : RdzvDialect::Torch1_13;
+  return version;
 }
 
 }  // namespace ejob::agent

@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "ejob/agent/dynamic_state.hpp"
 #include "ejob/agent/launch_options.hpp"
 #include "ejob/agent/rdzv_conf.hpp"
 
@@ -52,7 +53,18 @@ struct LaunchConfig {
   std::optional<std::string> local_addr;  ///< published as MASTER_ADDR by group rank 0
   std::vector<std::string> command;       ///< worker argv before ${local_rank} substitution
   std::string entrypoint_name;            ///< the script (or binary) named in failure summaries
+  /// The torch dialect spoken: from --torch_version here; when absent, agent_main reads the
+  /// worker python's torch (resolve_torch_dialect).
+  std::optional<RdzvDialect> torch;
+  /// torch 2.x: group rank 0's agent hosts the workers' store (unless
+  /// TORCH_DISABLE_SHARE_RDZV_TCP_STORE=1).
+  bool share_agent_store = true;
 };
+
+/// Fills config.torch when --torch_version did not: the version of the torch the worker's
+/// python has (`python` is the interpreter of the worker command; none with --no_python),
+/// else torch 1.13's. Returns the version found, for the log.
+std::optional<std::string> resolve_torch_dialect(LaunchConfig& config, bool worker_is_python);
 
 /// Validates and resolves the options. Throws ejob::Error(Usage) with a message naming the
 /// flag, e.g. for `--nnodes=3:2`, `--rdzv_backend=zk`, `--no_python` with `-m`.

@@ -164,3 +164,47 @@ TEST_CASE("worker env: the table of §1.9") {
   CHECK(kept["OMP_NUM_THREADS"] == "8");
   CHECK(kept["NCCL_ASYNC_ERROR_HANDLING"] == "0");
 }
+
+TEST_CASE("worker env: torch 2.x's names and the agent store") {
+  LaunchConfig c = config({"--rdzv_backend=c10d", "--rdzv_endpoint=h:1", "--rdzv_id=r1",
+                           "--torch_version=2.6.0+debian", "t.py"});
+  REQUIRE(c.torch == RdzvDialect::Torch2);
+  WorkerIdentity id{0, 0, 0, 0, 1, 1, 1, "host0", 41000, 0, "/e.json"};
+  id.use_agent_store = true;
+  Environment env = worker_environment({}, c, id);
+  CHECK(env["TORCHELASTIC_USE_AGENT_STORE"] == "True");
+  CHECK(env["TORCH_NCCL_ASYNC_ERROR_HANDLING"] == "1");
+  CHECK_FALSE(env.count("NCCL_ASYNC_ERROR_HANDLING"));
+  CHECK_FALSE(env.count("OMP_NUM_THREADS"));  // one worker
+  Environment kept = worker_environment({{"TORCH_NCCL_ASYNC_ERROR_HANDLING", "3"}}, c, id);
+  CHECK(kept["TORCH_NCCL_ASYNC_ERROR_HANDLING"] == "3");
+}
+
+TEST_CASE("launch config: --torch_version picks the dialect; without it the worker's torch") {
+  CHECK(config({"--torch_version=1.13.1", "t.py"}).torch == RdzvDialect::Torch1_13);
+  CHECK(config({"--torch-version", "2.6", "t.py"}).torch == RdzvDialect::Torch2);
+  CHECK(config({"t.py"}, {{"PET_TORCH_VERSION", "2.1.0"}}).torch == RdzvDialect::Torch2);
+  CHECK(config_error({"--torch_version=latest", "t.py"}) ==
+        "--torch_version=latest is not a torch version (e.g. 1.13 or 2.6.0)");
+  // Debian 12's python3 has torch 1.13.1, which calls itself 1.13.0a0.
+  LaunchConfig c = config({"t.py"}, {{"PYTHON_EXEC", EJOB_SYSTEM_PYTHON}});
+  CHECK_FALSE(c.torch);
+  CHECK(resolve_torch_dialect(c, true) == "1.13.0a0");
+  CHECK(c.torch == RdzvDialect::Torch1_13);
+  // The Debian 13 root's python3 (run there by a wrapper) has torch 2.6.
+  std::string wrapper = std::filesystem::temp_directory_path() / "ejob-torch2-python";
+  std::ofstream(wrapper) << "#!/bin/sh\nexec " EJOB_AGENT_TEST_DIR
+                            "/in_torch2_root.sh " EJOB_TORCH2_ROOT " /usr/bin/python3 \"$@\"\n";
+  std::filesystem::permissions(wrapper, std::filesystem::perms::owner_all);
+  LaunchConfig c2 = config({"t.py"}, {{"PYTHON_EXEC", wrapper}});
+  CHECK(resolve_torch_dialect(c2, true) == "2.6.0+debian");
+  CHECK(c2.torch == RdzvDialect::Torch2);
+  std::filesystem::remove(wrapper);
+  // --no_python, or a python without torch: 1.13's dialect, as before.
+  LaunchConfig c3 = config({"--no_python", "/bin/true"});
+  CHECK(resolve_torch_dialect(c3, false) == std::nullopt);
+  CHECK(c3.torch == RdzvDialect::Torch1_13);
+  LaunchConfig c4 = config({"t.py"}, {{"PYTHON_EXEC", "/nonexistent/python3"}});
+  CHECK(resolve_torch_dialect(c4, true) == std::nullopt);
+  CHECK(c4.torch == RdzvDialect::Torch1_13);
+}

@@ -110,6 +110,7 @@ const std::vector<FlagSpec>& flag_table() {
       {"master_addr", spellings({"--master_addr"}), Kind::Value, EJOB_STR(master_addr)},
       {"master_port", spellings({"--master_port"}), Kind::Value, EJOB_INT(master_port)},
       {"local_addr", spellings({"--local_addr"}), Kind::Value, EJOB_STR(local_addr)},
+      {"torch_version", spellings({"--torch_version"}), Kind::Value, EJOB_STR(torch_version)},
   };
   return table;
 }
@@ -259,6 +260,7 @@ std::string launch_usage() {
                   [--run_path] [--log_dir LOG_DIR] [-r REDIRECTS] [-t TEE]
                   [--node_rank NODE_RANK] [--master_addr MASTER_ADDR]
                   [--master_port MASTER_PORT] [--local_addr LOCAL_ADDR]
+                  [--torch_version TORCH_VERSION]
                   training_script ...
 
 A drop-in for torchrun (torch.distributed.run 1.13) that joins the same etcd rendezvous.
@@ -287,6 +289,10 @@ the environment fallback PET_<FLAG> (PET_NNODES=2); the command line wins.
   --master_port PORT        static backend: port of node 0 (default 29500)
   --local_addr ADDR         etcd backend: the address this node publishes as MASTER_ADDR when
                             it is group rank 0 (torch >= 2.0's flag; default: its FQDN)
+  --torch_version V         the torch the workers (and the torchrun agents beside this one) run,
+                            1.13 or 2.x: the store protocol, state and worker environment
+                            spoken (ejob's flag; default: read from the worker's python, else
+                            1.13)
 
 The worker interpreter is $PYTHON_EXEC, else python3. "${local_rank}" in script arguments is
 replaced by each worker's local rank.

@@ -41,6 +41,9 @@ struct LaunchOptions {
   std::string master_addr = "127.0.0.1";
   int master_port = 29500;
   std::optional<std::string> local_addr;  ///< torch >= 2.0's --local-addr
+  /// ejob's own: the torch the workers run (`1.13`, `2.6.0`…), whose dialect the agent speaks;
+  /// detected from the worker's python when absent.
+  std::optional<std::string> torch_version;
   bool help = false;
   std::string training_script;
   std::vector<std::string> training_script_args;

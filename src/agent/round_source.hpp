@@ -19,6 +19,8 @@ struct Round {
   WorkerRanks ranks;
   std::string master_addr;
   int master_port = 0;
+  /// torch 2.x: MASTER_ADDR:MASTER_PORT is the group-rank-0 agent's store for the workers.
+  bool use_agent_store = false;
 };
 
 /// The rendezvous as the agent's control loop sees it.

@@ -1,6 +1,7 @@
 #include "ejob/agent/state_pickle.hpp"
 
 #include <map>
+#include <optional>
 
 #include "ejob/agent/pickle_opcodes.hpp"
 
@@ -196,7 +197,7 @@ class StatePickler {
     begin_object("_NodeDesc");
     m_nodes[node] = m_memo_size - 1;
     save_items(3, [&](std::size_t i) {
-      if (i == 0) save_shared_str("fqdn"), save_str(node.fqdn);
+      if (i == 0) save_shared_str(m_torch2 ? "addr" : "fqdn"), save_str(node.fqdn);
       if (i == 1) save_shared_str("pid"), save_int(node.pid);
       if (i == 2) save_shared_str("local_id"), save_int(node.local_id);
     });
@@ -204,19 +205,42 @@ class StatePickler {
     end_object();
   }
 
+  /// `datetime(…)` from its 10 bytes; for torch 2.x with `timezone.utc` as second argument.
   void save_datetime(UtcTime t) {
-    save_class("datetime", "datetime", false);
+    save_class("datetime", "datetime", true);
     std::string bytes = datetime_bytes(t);
     write(std::string{static_cast<char>(k_short_binbytes), static_cast<char>(bytes.size())} +
           bytes);
     memoize();
     end_object();
-    write(k_tuple1);
+    if (m_torch2) save_utc();
+    save_reduced(m_torch2 ? k_tuple2 : k_tuple1);
+  }
+
+  /// The arguments tuple (already on the stack), then REDUCE, as save_reduce writes them.
+  void save_reduced(unsigned char tuple_op) {
+    write(tuple_op);
     memoize();
     end_object();
     write(k_reduce);
     memoize();
     end_object();
+  }
+
+  /// `timezone(timedelta(0, 0, 0))`: Python's one `timezone.utc` object, so written once and
+  /// a memo reference after.
+  void save_utc() {
+    if (m_utc) {
+      memo_get(*m_utc);
+      end_object();
+      return;
+    }
+    save_class("datetime", "timezone", true);
+    save_class("datetime", "timedelta", true);
+    for (int i = 0; i < 3; ++i) save_int(0);
+    save_reduced(k_tuple3);
+    save_reduced(k_tuple1);
+    m_utc = m_memo_size - 1;
   }
 
   /// An exact dict (EMPTY_DICT, memo, items) as batch_dict_exact writes it: one item with
@@ -260,8 +284,17 @@ class StatePickler {
   }
 
   void save_state(const DynamicState& s) {
+    m_torch2 = s.dialect == RdzvDialect::Torch2;
     begin_object("_RendezvousState");
-    save_items(7, [&](std::size_t i) { save_field(s, i); });
+    // torch 2.x's __init__ assigns redundancy_list between wait_list and last_heartbeats.
+    save_items(m_torch2 ? 8 : 7, [&](std::size_t i) {
+      if (m_torch2 && i == 6) {
+        save_shared_str("redundancy_list");
+        save_set(s.redundancy_list);
+      } else {
+        save_field(s, m_torch2 && i == 7 ? 6 : i);
+      }
+    });
     write(k_build);
     end_object();
   }
@@ -293,6 +326,8 @@ class StatePickler {
   std::string m_out;
   std::size_t m_frame_start = std::string::npos;
   std::uint32_t m_memo_size = 0;
+  bool m_torch2 = false;
+  std::optional<std::uint32_t> m_utc;  ///< memo slot of timezone.utc once written
   std::map<std::string, std::uint32_t> m_shared;
   std::map<std::string, std::uint32_t> m_classes;
   std::map<NodeDesc, std::uint32_t> m_nodes;

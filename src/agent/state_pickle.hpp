@@ -16,13 +16,15 @@
 
 namespace ejob::agent {
 
-/// `pickle.dumps(state, protocol=4)`.
+/// `pickle.dumps(state, protocol=4)`, in the state's dialect (torch 1.13's or 2.x's fields,
+/// naive or UTC-aware datetimes).
 std::string pickle_state(const DynamicState& state);
 
-/// `pickle.loads` restricted to what a torch 1.13 state holds (protocols 2 to 5, with or
-/// without frames). Throws ejob::Error(Input) naming the opcode and its offset for an opcode
-/// outside the subset, the global for a class other than the state's, `_NodeDesc`, and
-/// `datetime`, and the field for a state of another torch version (e.g. 2.x's `addr`).
+/// `pickle.loads` restricted to what a torch 1.13 or 2.x state holds (protocols 2 to 5, with
+/// or without frames); the result's dialect is the one its fields are in. Throws
+/// ejob::Error(Input) naming the opcode and its offset for an opcode outside the subset, the
+/// global for a class other than the state's, `_NodeDesc`, and `datetime`'s, an unknown field,
+/// and a state that mixes the two torch versions' fields.
 DynamicState unpickle_state(std::string_view bytes);
 
 }  // namespace ejob::agent

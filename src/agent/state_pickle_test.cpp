@@ -9,6 +9,7 @@
 #include "python_peer.hpp"
 
 using namespace ejob::agent;
+using ejob::agent::testing::Torch;
 using nlohmann::json;
 
 namespace {
@@ -37,13 +38,18 @@ DynamicState state_from(const json& j) {
   for (const auto& n : j["wait_list"]) s.wait_list.push_back(node_from(n));
   for (const auto& h : j["last_heartbeats"])
     s.last_heartbeats.emplace_back(node_from(h[0]), time_from(h[1]));
+  if (j.contains("redundancy_list")) {
+    s.dialect = RdzvDialect::Torch2;
+    for (const auto& n : j["redundancy_list"]) s.redundancy_list.push_back(node_from(n));
+  }
   return s;
 }
 
 /// Each case of tests/agent/pickle_states.py: name, state, Python's pickle.
-std::vector<std::tuple<std::string, DynamicState, std::string>> python_cases(int protocol) {
+std::vector<std::tuple<std::string, DynamicState, std::string>> python_cases(
+    int protocol, Torch torch = Torch::V1_13) {
   std::istringstream lines(
-      ejob::agent::testing::run_python("pickle_states.py", {std::to_string(protocol)}));
+      ejob::agent::testing::run_python("pickle_states.py", {std::to_string(protocol)}, torch));
   std::vector<std::tuple<std::string, DynamicState, std::string>> out;
   for (std::string line; std::getline(lines, line);) {
     json j = json::parse(line);
@@ -90,6 +96,21 @@ TEST_CASE("state pickle: Python 3.14's default protocol 5 decodes to the same st
   }
 }
 
+TEST_CASE("state pickle: torch 2.6's states (addr, redundancy_list, aware times) both ways") {
+  auto cases = python_cases(4, Torch::V2_6);
+  REQUIRE(cases.size() > 10);
+  for (const auto& [name, state, bytes] : cases) {
+    INFO(name);
+    CHECK(state.dialect == RdzvDialect::Torch2);
+    CHECK(pickle_state(state) == bytes);
+    CHECK(unpickle_state(bytes) == state);
+  }
+  for (const auto& [name, state, bytes] : python_cases(5, Torch::V2_6)) {
+    INFO(name << " protocol 5");
+    CHECK(unpickle_state(bytes) == state);
+  }
+}
+
 TEST_CASE("state pickle: a state torchrun wrote decodes and re-encodes byte for byte") {
   std::string bytes = b64decode(k_captured);
   DynamicState s = unpickle_state(bytes);
@@ -118,9 +139,12 @@ TEST_CASE("state pickle: the decoder refuses what a state never holds, naming it
         "dynamic_rendezvous._RendezvousStatf, which a rendezvous state never holds");
   std::string torch2_node = good;
   torch2_node.replace(torch2_node.find("fqdn"), 4, "addr");
-  CHECK(decode_error(torch2_node) ==
-        "rendezvous state: _NodeDesc has the field 'addr' of torch 2.x's rendezvous; this agent "
-        "speaks torch 1.13's");
+  CHECK(decode_error(torch2_node) ==  // 2.x's node field, 1.13's naive times
+        "rendezvous state: a heartbeat is torch 1.13's, but the state's earlier fields are torch "
+        "2.x's");
+  std::string other_field = good;
+  other_field.replace(other_field.find("fqdn"), 4, "fqdx");
+  CHECK(decode_error(other_field) == "rendezvous state: _NodeDesc has an unknown field 'fqdx'");
   CHECK(decode_error(std::string("\x80\x04N.", 4)) ==
         "rendezvous state: expected a _RendezvousState object");
   CHECK(decode_error("") == "rendezvous state: the pickle ends without STOP");

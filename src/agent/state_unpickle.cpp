@@ -2,6 +2,7 @@
 // globals of torch's rendezvous state, then a typed reading of the objects it built.
 #include <map>
 #include <memory>
+#include <optional>
 
 #include "ejob/agent/pickle_opcodes.hpp"
 #include "ejob/agent/state_pickle.hpp"
@@ -325,42 +326,6 @@ const PyRef& expect(const PyRef& v, PyKind kind, const std::string& what) {
   return v;
 }
 
-UtcTime to_time(const PyRef& v, const std::string& what) {
-  expect(v, PyKind::Datetime, what);
-  if (v->aware)
-    fail(what +
-         " is a timezone-aware datetime (torch 2.x); this agent speaks torch 1.13's "
-         "rendezvous");
-  return UtcTime(std::chrono::microseconds(v->number));
-}
-
-/// Refuses the fields that only another torch version writes, naming them.
-[[noreturn]] void unknown_field(const std::string& cls, const std::string& name) {
-  if (name == "addr" || name == "redundancy_list")
-    fail(cls + " has the field '" + name +
-         "' of torch 2.x's rendezvous; this agent speaks "
-         "torch 1.13's");
-  fail(cls + " has an unknown field '" + name + "'");
-}
-
-NodeDesc to_node(const PyRef& v) {
-  NodeDesc node;
-  int seen = 0;
-  for (const auto& [name, value] : fields(v, "_NodeDesc")) {
-    if (name == "fqdn")
-      node.fqdn = expect(value, PyKind::Str, "_NodeDesc.fqdn")->text;
-    else if (name == "pid")
-      node.pid = expect(value, PyKind::Int, "_NodeDesc.pid")->number;
-    else if (name == "local_id")
-      node.local_id = expect(value, PyKind::Int, "_NodeDesc.local_id")->number;
-    else
-      unknown_field("_NodeDesc", name);
-    ++seen;
-  }
-  if (seen != 3) fail("a _NodeDesc lacks fields");
-  return node;
-}
-
 /// The key/value pairs of a dict field.
 std::vector<std::pair<PyRef, PyRef>> dict_items(const PyRef& v, const std::string& what) {
   expect(v, PyKind::Dict, what);
@@ -370,41 +335,100 @@ std::vector<std::pair<PyRef, PyRef>> dict_items(const PyRef& v, const std::strin
   return out;
 }
 
-void read_field(DynamicState& s, const std::string& name, const PyRef& v) {
-  if (name == "round") {
-    s.round = expect(v, PyKind::Int, "round")->number;
-  } else if (name == "complete") {
-    s.complete = expect(v, PyKind::Bool, "complete")->number != 0;
-  } else if (name == "closed") {
-    s.closed = expect(v, PyKind::Bool, "closed")->number != 0;
-  } else if (name == "deadline") {
-    if (v->kind != PyKind::None) s.deadline = to_time(v, "deadline");
-  } else if (name == "participants") {
-    for (const auto& [k, rank] : dict_items(v, "participants"))
-      s.participants.emplace_back(to_node(k), expect(rank, PyKind::Int, "a rank")->number);
-  } else if (name == "wait_list") {
-    for (const auto& node : expect(v, PyKind::Set, "wait_list")->items)
-      s.wait_list.push_back(to_node(node));
-  } else if (name == "last_heartbeats") {
-    for (const auto& [k, t] : dict_items(v, "last_heartbeats"))
-      s.last_heartbeats.emplace_back(to_node(k), to_time(t, "a heartbeat"));
-  } else {
-    unknown_field("_RendezvousState", name);
+/// Reads the typed state out of the objects, noting which torch's dialect each part is in:
+/// one state holds only one (Python could not compare its naive and aware times).
+class StateReader {
+ public:
+  DynamicState read(const PyRef& root) {
+    std::size_t seen = 0;
+    for (const auto& [name, value] : fields(root, "_RendezvousState")) {
+      read_field(name, value);
+      ++seen;
+    }
+    bool torch2 = m_dialect == RdzvDialect::Torch2;
+    if (seen != (torch2 ? 8U : 7U))
+      fail("_RendezvousState has " + std::to_string(seen) + " fields, not " +
+           (torch2 ? "8 (torch 2.x)" : "7 (torch 1.13)"));
+    m_state.dialect = m_dialect.value_or(RdzvDialect::Torch1_13);
+    return m_state;
   }
-}
+
+ private:
+  /// Notes that `what` is in dialect `d`; fails when an earlier part was in the other.
+  void note(RdzvDialect d, const std::string& what) {
+    if (m_dialect && *m_dialect != d)
+      fail(what + " is torch " + (d == RdzvDialect::Torch2 ? "2.x" : "1.13") +
+           "'s, but the state's earlier fields are torch " +
+           (d == RdzvDialect::Torch2 ? "1.13" : "2.x") + "'s");
+    m_dialect = d;
+  }
+
+  UtcTime to_time(const PyRef& v, const std::string& what) {
+    expect(v, PyKind::Datetime, what);
+    note(v->aware ? RdzvDialect::Torch2 : RdzvDialect::Torch1_13, what);
+    return UtcTime(std::chrono::microseconds(v->number));
+  }
+
+  NodeDesc to_node(const PyRef& v) {
+    NodeDesc node;
+    int seen = 0;
+    for (const auto& [name, value] : fields(v, "_NodeDesc")) {
+      if (name == "fqdn" || name == "addr") {
+        note(name == "addr" ? RdzvDialect::Torch2 : RdzvDialect::Torch1_13, "_NodeDesc." + name);
+        node.fqdn = expect(value, PyKind::Str, "_NodeDesc." + name)->text;
+      } else if (name == "pid") {
+        node.pid = expect(value, PyKind::Int, "_NodeDesc.pid")->number;
+      } else if (name == "local_id") {
+        node.local_id = expect(value, PyKind::Int, "_NodeDesc.local_id")->number;
+      } else {
+        fail("_NodeDesc has an unknown field '" + name + "'");
+      }
+      ++seen;
+    }
+    if (seen != 3) fail("a _NodeDesc lacks fields");
+    return node;
+  }
+
+  std::vector<NodeDesc> to_nodes(const PyRef& v, const std::string& what) {
+    std::vector<NodeDesc> out;
+    for (const auto& node : expect(v, PyKind::Set, what)->items) out.push_back(to_node(node));
+    return out;
+  }
+
+  void read_field(const std::string& name, const PyRef& v) {
+    DynamicState& s = m_state;
+    if (name == "round") {
+      s.round = expect(v, PyKind::Int, "round")->number;
+    } else if (name == "complete") {
+      s.complete = expect(v, PyKind::Bool, "complete")->number != 0;
+    } else if (name == "closed") {
+      s.closed = expect(v, PyKind::Bool, "closed")->number != 0;
+    } else if (name == "deadline") {
+      if (v->kind != PyKind::None) s.deadline = to_time(v, "deadline");
+    } else if (name == "participants") {
+      for (const auto& [k, rank] : dict_items(v, "participants"))
+        s.participants.emplace_back(to_node(k), expect(rank, PyKind::Int, "a rank")->number);
+    } else if (name == "wait_list") {
+      s.wait_list = to_nodes(v, "wait_list");
+    } else if (name == "redundancy_list") {
+      note(RdzvDialect::Torch2, "the field redundancy_list");
+      s.redundancy_list = to_nodes(v, "redundancy_list");
+    } else if (name == "last_heartbeats") {
+      for (const auto& [k, t] : dict_items(v, "last_heartbeats"))
+        s.last_heartbeats.emplace_back(to_node(k), to_time(t, "a heartbeat"));
+    } else {
+      fail("_RendezvousState has an unknown field '" + name + "'");
+    }
+  }
+
+  DynamicState m_state;
+  std::optional<RdzvDialect> m_dialect;
+};
 
 }  // namespace
 
 DynamicState unpickle_state(std::string_view bytes) {
-  PyRef root = StateUnpickler(bytes).load();
-  DynamicState state;
-  std::size_t seen = 0;
-  for (const auto& [name, value] : fields(root, "_RendezvousState")) {
-    read_field(state, name, value);
-    ++seen;
-  }
-  if (seen != 7) fail("_RendezvousState has " + std::to_string(seen) + " fields, not 7");
-  return state;
+  return StateReader().read(StateUnpickler(bytes).load());
 }
 
 }  // namespace ejob::agent

@@ -44,15 +44,37 @@ int try_connect(const std::string& host, int port) {
   return fd;
 }
 
-std::string query(Query q) { return std::string(1, static_cast<char>(q)); }
-
 std::string with_slash(const std::string& key) { return "/" + key; }
 
 }  // namespace
 
-TcpStoreClient::TcpStoreClient(std::string host, int port, std::chrono::milliseconds timeout)
-    : m_host(std::move(host)), m_port(port), m_timeout(timeout) {
+TcpStoreClient::TcpStoreClient(std::string host, int port, std::chrono::milliseconds timeout,
+                               Dialect dialect)
+    : m_host(std::move(host)), m_port(port), m_timeout(timeout), m_dialect(dialect) {
   connect();
+}
+
+std::string TcpStoreClient::query(Query q) const {
+  auto code = query_code(m_dialect, q);
+  if (!code)
+    throw Error(ErrorCode::Input, "TCPStore " + endpoint() + ": this query is not part of torch " +
+                                      (m_dialect == Dialect::Torch1 ? "1.13" : "2.x") +
+                                      "'s store protocol");
+  return std::string(1, static_cast<char>(*code));
+}
+
+/// torch 2.x's opening: VALIDATE with the magic, then PING with a nonce the server echoes.
+void TcpStoreClient::handshake() {
+  std::string m = query(Query::Validate);
+  put_u32(m, k_validate_magic);
+  auto nonce = static_cast<std::uint32_t>(::getpid()) ^
+               static_cast<std::uint32_t>(Clock::now().time_since_epoch().count());
+  m += query(Query::Ping);
+  put_u32(m, nonce);
+  send(m, "validate");
+  std::string echo = receive(4, "ping");
+  if (*WireReader(echo).u32() != nonce)
+    fail("ping", "the server echoed another number (is it a torch 2.x TCPStore?)");
 }
 
 TcpStoreClient::~TcpStoreClient() { close(); }
@@ -83,6 +105,7 @@ void TcpStoreClient::connect() {
   }
   int one = 1;
   ::setsockopt(m_fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
+  if (m_dialect == Dialect::Torch2) handshake();
 }
 
 void TcpStoreClient::close() {
@@ -228,6 +251,35 @@ std::string TcpStoreClient::next_event() {
   receive_bytes("watch event");  // the key
   receive_bytes("watch event");  // the old value
   return receive_bytes("watch event");
+}
+
+void TcpStoreClient::multi_set(const std::vector<std::pair<std::string, std::string>>& pairs) {
+  if (m_dialect == Dialect::Torch1) {
+    for (const auto& [k, v] : pairs) set(k, v);
+    return;
+  }
+  std::string m = query(Query::MultiSet);
+  put_i64(m, static_cast<std::int64_t>(pairs.size()));
+  for (const auto& [k, v] : pairs) {
+    put_bytes(m, with_slash(k));
+    put_bytes(m, v);
+  }
+  send(m, "multi_set");
+}
+
+std::vector<std::string> TcpStoreClient::multi_get(const std::vector<std::string>& keys) {
+  std::vector<std::string> values;
+  if (m_dialect == Dialect::Torch1) {
+    for (const auto& k : keys) values.push_back(get(k));
+    return values;
+  }
+  wait(keys, m_timeout);
+  std::string m = query(Query::MultiGet);
+  put_i64(m, static_cast<std::int64_t>(keys.size()));
+  for (const auto& k : keys) put_bytes(m, with_slash(k));
+  send(m, "multi_get");
+  for (const auto& k : keys) values.push_back(receive_bytes("multi_get " + k));
+  return values;
 }
 
 std::int64_t TcpStoreClient::num_keys() {

@@ -1,5 +1,6 @@
 #pragma once
-/// A client of torch 1.13's TCPStore (protocols/torch-c10d.md §3), with the API of torch's
+/// A client of torch 1.13's or torch 2.x's TCPStore (protocols/torch-c10d.md §3, §8; the
+/// dialect is the store's torch: our server speaks both), with the API of torch's
 /// `TCPStore(is_master=False)`: every key gets a leading '/' on the wire, get() is WAIT then
 /// GET, and a connection whose WAIT timed out is replaced (the server may still answer it).
 /// Not thread-safe: one request at a time (callers serialize, as torch's client does).
@@ -9,6 +10,8 @@
 #include <string>
 #include <vector>
 
+#include "ejob/agent/tcp_store_wire.hpp"
+
 namespace ejob::agent {
 
 /// One command connection to a store.
@@ -16,8 +19,10 @@ class TcpStoreClient {
  public:
   /// Connects to host:port, retrying every second on refusal as torch does until `timeout`
   /// passes; `timeout` is also each reply's limit. Throws ejob::Error(Transport) naming the
-  /// endpoint.
-  TcpStoreClient(std::string host, int port, std::chrono::milliseconds timeout);
+  /// endpoint. A torch 2.x connection starts with VALIDATE and a PING whose echo is checked,
+  /// as torch 2.x's client does (its servers drop a connection that does not).
+  TcpStoreClient(std::string host, int port, std::chrono::milliseconds timeout,
+                 tcp_store::Dialect dialect = tcp_store::Dialect::Torch1);
   ~TcpStoreClient();
   TcpStoreClient(const TcpStoreClient&) = delete;
   TcpStoreClient& operator=(const TcpStoreClient&) = delete;
@@ -38,9 +43,13 @@ class TcpStoreClient {
   std::int64_t num_keys();
   /// Deletes a key; true when it existed.
   bool delete_key(const std::string& key);
-  /// Registers a watch on `key` (WATCH_KEY): from then on this connection only receives its
-  /// events (read them with next_event()); torch's server and ours send one for every SET,
-  /// ADD, COMPARE_SET that changes the value, and DELETE_KEY.
+  /// Sets several keys in one command (2.x MULTI_SET; 1.13 has none: one SET each).
+  void multi_set(const std::vector<std::pair<std::string, std::string>>& pairs);
+  /// Reads several keys that all exist (2.x MULTI_GET; 1.13: one GET each).
+  std::vector<std::string> multi_get(const std::vector<std::string>& keys);
+  /// Registers a watch on `key` (WATCH_KEY, torch 1.13 only): from then on this connection only
+  /// receives its events (read them with next_event()); torch's server and ours send one for every
+  /// SET, ADD, COMPARE_SET that changes the value, and DELETE_KEY.
   void watch_key(const std::string& key);
   /// Whether an event is waiting to be read within `timeout`.
   bool readable(std::chrono::milliseconds timeout);
@@ -53,6 +62,8 @@ class TcpStoreClient {
 
  private:
   void connect();
+  void handshake();
+  [[nodiscard]] std::string query(tcp_store::Query q) const;
   void close();
   void send(const std::string& bytes, const std::string& what);
   std::string receive(std::size_t n, const std::string& what);
@@ -63,6 +74,7 @@ class TcpStoreClient {
   std::string m_host;
   int m_port;
   std::chrono::milliseconds m_timeout;
+  tcp_store::Dialect m_dialect;
   int m_fd = -1;
   /// The server closed or reset the connection: as torch's client, this one is then done (the
   /// store's host has most likely ended; reconnecting would wait out a timeout for nothing).

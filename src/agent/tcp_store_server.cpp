@@ -74,14 +74,11 @@ int listen_wildcard(int port, int& bound_port) {
 
 /// A client connection: bytes received but not yet a whole command, bytes to send.
 struct Connection {
-  std::string peer;      ///< `address:port`, for messages
-  bool started = false;  ///< its first command was seen (and was not torch 2.x's handshake)
+  std::string peer;                ///< `address:port`, for messages
+  std::optional<Dialect> dialect;  ///< known once its first bytes arrived
   std::string in;
   std::string out;
 };
-
-/// What a torch 2.x client sends first: VALIDATE (0) and the magic 0x3C85F7CE, little-endian.
-constexpr std::string_view k_torch2_validate{"\x00\xce\xf7\x85\x3c", 5};
 
 std::string peer_name(const sockaddr_storage& ss) {
   char text[INET6_ADDRSTRLEN] = {};
@@ -122,8 +119,9 @@ struct TcpStoreServer::Loop {
   void read_from(int fd);
   void write_to(int fd);
   void drop(int fd);
-  bool first_bytes_ok(int fd);
-  bool handle(int fd, WireReader& r, std::uint8_t q);
+  bool dialect_known(int fd);
+  bool handle(int fd, WireReader& r, Query q);
+  bool handle_torch2(int fd, WireReader& r, Query q);
   void key_created(const std::string& key);
   void notify(const std::string& key, WatchEvent e, const std::string& old_v,
               const std::string& new_v);
@@ -134,6 +132,10 @@ struct TcpStoreServer::Loop {
   bool op_wait(int fd, WireReader& r, bool blocking);
   bool op_compare_set(int fd, WireReader& r);
   bool op_add(int fd, WireReader& r);
+  bool op_multi_get(int fd, WireReader& r);
+  bool op_multi_set(WireReader& r);
+  bool op_append(WireReader& r);
+  void cancel_waits(int fd);
 };
 
 TcpStoreServer::TcpStoreServer(int port) : m_loop(std::make_unique<Loop>()) {
@@ -201,7 +203,7 @@ void TcpStoreServer::Loop::drop(int fd) {
   ::close(fd);
   connections.erase(fd);
   connection_count = connections.size();
-  std::erase_if(waiters, [fd](const auto& w) { return w.second->fd == fd; });
+  cancel_waits(fd);
   std::erase_if(watchers, [fd](const auto& w) { return w.second == fd; });
 }
 
@@ -220,13 +222,19 @@ void TcpStoreServer::Loop::read_from(int fd) {
   if (n < 0 && (errno == EAGAIN || errno == EINTR)) return;
   if (n <= 0) return drop(fd);
   connections[fd].in.append(buf, static_cast<std::size_t>(n));
-  if (!first_bytes_ok(fd)) return;
+  if (!dialect_known(fd)) return;
   while (connections.count(fd) && !connections[fd].in.empty()) {
     WireReader r(connections[fd].in);
-    std::uint8_t q = *r.byte();
+    std::uint8_t code = *r.byte();
     bool whole = false;
     try {
-      whole = handle(fd, r, q);
+      auto q = query_of(*connections[fd].dialect, code);
+      if (!q)
+        throw Error(ErrorCode::Input,
+                    "unknown query type " + std::to_string(code) + " (torch " +
+                        (*connections[fd].dialect == Dialect::Torch1 ? "1.13" : "2.x") +
+                        " dialect)");
+      whole = handle(fd, r, *q);
     } catch (const Error& e) {
       log_warning("TCPStore: dropping the client at " + connections[fd].peer +
                   ", which sent bad data: " + e.message());
@@ -238,28 +246,24 @@ void TcpStoreServer::Loop::read_from(int fd) {
   if (connections.count(fd) && !connections[fd].out.empty()) write_to(fd);
 }
 
-/// Tells a torch 2.x client apart by its first bytes and drops it with a message saying so
-/// (its queries are numbered differently: read as 1.13's they would corrupt the store).
-/// False when the connection is dropped or its first bytes are not all there yet.
-bool TcpStoreServer::Loop::first_bytes_ok(int fd) {
+/// Tells the dialect from a connection's first bytes: torch 2.x's begin with VALIDATE and its
+/// magic (k_torch2_hello), torch 1.13's with any command. False while too few bytes arrived.
+bool TcpStoreServer::Loop::dialect_known(int fd) {
   Connection& c = connections[fd];
-  if (c.started) return true;
-  std::size_t n = std::min(c.in.size(), k_torch2_validate.size());
-  if (std::string_view(c.in).substr(0, n) != k_torch2_validate.substr(0, n)) {
-    c.started = true;
+  if (c.dialect) return true;
+  std::size_t n = std::min(c.in.size(), k_torch2_hello.size());
+  if (std::string_view(c.in).substr(0, n) != k_torch2_hello.substr(0, n)) {
+    c.dialect = Dialect::Torch1;
     return true;
   }
-  if (n < k_torch2_validate.size()) return false;
-  log_warning("TCPStore: the client at " + c.peer +
-              " speaks torch 2.x's store protocol (VALIDATE handshake); this store speaks torch "
-              "1.13's: every agent and worker of a job must use the same torch version");
-  drop(fd);
-  return false;
+  if (n < k_torch2_hello.size()) return false;
+  c.dialect = Dialect::Torch2;
+  return true;
 }
 
 /// Runs one command if the buffer holds all of it (returns false, changing nothing, if not).
-bool TcpStoreServer::Loop::handle(int fd, WireReader& r, std::uint8_t q) {
-  switch (static_cast<Query>(q)) {
+bool TcpStoreServer::Loop::handle(int fd, WireReader& r, Query q) {
+  switch (q) {
     case Query::Set: {
       auto key = r.bytes();
       auto value = key ? r.bytes() : std::nullopt;
@@ -302,9 +306,88 @@ bool TcpStoreServer::Loop::handle(int fd, WireReader& r, std::uint8_t q) {
       }
       return true;
     }
+    default: return handle_torch2(fd, r, q);
   }
-  throw Error(ErrorCode::Input, "unknown query type " + std::to_string(q) +
-                                    " (this store speaks torch 1.13's protocol)");
+}
+
+/// The queries only torch 2.x sends (query_of() yields them for 2.x connections only).
+bool TcpStoreServer::Loop::handle_torch2(int fd, WireReader& r, Query q) {
+  switch (q) {
+    case Query::Validate: {
+      auto magic = r.u32();
+      if (!magic) return false;
+      if (*magic != k_validate_magic)
+        throw Error(ErrorCode::Input, "a VALIDATE with the wrong magic number");
+      return true;
+    }
+    case Query::Ping: {
+      auto nonce = r.u32();
+      if (!nonce) return false;
+      put_u32(connections[fd].out, *nonce);  // torch's client checks the echo
+      return true;
+    }
+    case Query::Append: return op_append(r);
+    case Query::MultiGet: return op_multi_get(fd, r);
+    case Query::MultiSet: return op_multi_set(r);
+    case Query::CancelWait:
+      cancel_waits(fd);
+      reply_byte(fd, static_cast<std::uint8_t>(Status::WaitCanceled));
+      return true;
+    default: throw Error(ErrorCode::Input, "a query this dialect does not have");
+  }
+}
+
+/// MULTI_GET: a key list; every value in order. A missing key ends the connection, as GET.
+bool TcpStoreServer::Loop::op_multi_get(int fd, WireReader& r) {
+  auto count = r.i64();
+  if (!count) return false;
+  if (*count < 0 || *count > 1000000)
+    throw Error(ErrorCode::Input, "a key list of " + std::to_string(*count) + " keys");
+  std::vector<std::string> keys;
+  for (std::int64_t i = 0; i < *count; ++i) {
+    auto key = r.bytes();
+    if (!key) return false;
+    keys.push_back(std::move(*key));
+  }
+  for (const auto& k : keys)
+    if (!data.count(k)) {
+      drop(fd);
+      return true;
+    }
+  for (const auto& k : keys) reply_bytes(fd, data[k]);
+  return true;
+}
+
+/// MULTI_SET: u64 count, then (key, value) pairs; no reply. Applied only once all arrived.
+bool TcpStoreServer::Loop::op_multi_set(WireReader& r) {
+  auto count = r.i64();
+  if (!count) return false;
+  if (*count < 0 || *count > 1000000)
+    throw Error(ErrorCode::Input, "a MULTI_SET of " + std::to_string(*count) + " keys");
+  std::vector<std::pair<std::string, std::string>> pairs;
+  for (std::int64_t i = 0; i < *count; ++i) {
+    auto key = r.bytes();
+    auto value = key ? r.bytes() : std::nullopt;
+    if (!value) return false;
+    pairs.emplace_back(std::move(*key), std::move(*value));
+  }
+  for (const auto& [k, v] : pairs) store(k, v);
+  return true;
+}
+
+/// APPEND: key, bytes added at the end of its value (created when absent); no reply.
+bool TcpStoreServer::Loop::op_append(WireReader& r) {
+  auto key = r.bytes();
+  auto value = key ? r.bytes() : std::nullopt;
+  if (!value) return false;
+  auto it = data.find(*key);
+  store(*key, it == data.end() ? *value : it->second + *value);
+  return true;
+}
+
+/// Forgets every WAIT of a connection (CANCEL_WAIT, or the connection ended).
+void TcpStoreServer::Loop::cancel_waits(int fd) {
+  std::erase_if(waiters, [fd](const auto& w) { return w.second->fd == fd; });
 }
 
 /// CHECK (non-blocking: READY or NOT_READY) and WAIT (STOP_WAITING now or when the last key

@@ -1,6 +1,8 @@
 #pragma once
-/// A TCPStore server that torch 1.13 clients (and TcpStoreClient) use as they use
-/// `TCPStore(is_master=True)` (protocols/torch-c10d.md §3): one thread, every connection
+/// A TCPStore server that torch 1.13 and torch 2.x clients (and TcpStoreClient) use as they
+/// use `TCPStore(is_master=True)` (protocols/torch-c10d.md §3, §8); each connection's dialect
+/// is told from its first bytes (2.x's begin with VALIDATE), so one store serves both. One
+/// thread, every connection
 /// non-blocking, commands parsed as bytes arrive — a client that stops in the middle of a
 /// command stalls nobody (torch's own server blocks on it). WAITs are answered when the last
 /// missing key is created by SET, ADD or COMPARE_SET; idle connections (torch's callback

@@ -12,8 +12,10 @@
 
 using namespace ejob::agent;
 using namespace std::chrono_literals;
+using ejob::agent::tcp_store::Dialect;
 using ejob::agent::testing::PythonPeer;
 using ejob::agent::testing::run_python;
+using ejob::agent::testing::Torch;
 
 namespace {
 
@@ -127,8 +129,14 @@ TEST_CASE("tcp store: a client stopped mid-command stalls nobody; bad commands e
   int unknown = raw_connect(server.port());
   REQUIRE(::write(unknown, "\x63", 1) == 1);
   CHECK(closed_by_server(unknown));
-  int torch2 = raw_connect(server.port());
-  REQUIRE(::write(torch2, "\x00\xce\xf7\x85\x3c", 5) == 5);  // torch 2.x's VALIDATE
+  int torch2 = raw_connect(server.port());  // torch 2.x's VALIDATE and PING, in pieces
+  REQUIRE(::write(torch2, "\x00\xce\xf7", 3) == 3);
+  std::this_thread::sleep_for(50ms);
+  REQUIRE(::write(torch2, "\x85\x3c\x0d\x01\x02\x03\x04", 7) == 7);
+  char echo[4] = {};
+  REQUIRE(::read(torch2, echo, 4) == 4);
+  CHECK(std::string(echo, 4) == "\x01\x02\x03\x04");
+  REQUIRE(::write(torch2, "\x0e", 1) == 1);  // 14: no query of torch 2.6
   CHECK(closed_by_server(torch2));
   CHECK(c.get("a") == "1");
   CHECK(c.num_keys() == 1);  // the handshake was not taken for a SET
@@ -156,4 +164,62 @@ TEST_CASE("tcp store: a taken port and a missing server are transport errors nam
           "TCPStore 127.0.0.1:" + std::to_string(port) + ": cannot connect: Connection refused");
   }
   CHECK(std::chrono::steady_clock::now() - started >= 1s);  // retried once a second, as torch
+}
+
+TEST_CASE("tcp store: our torch 2.x client against torch 2.6's TCPStore server") {
+  PythonPeer server("torch_store_peer.py", {"server"}, Torch::V2_6);
+  int port = std::stoi(server.read_line());
+  TcpStoreClient c("127.0.0.1", port, 10s, Dialect::Torch2);
+  TcpStoreClient other("localhost", port, 10s, Dialect::Torch2);
+  exercise(c);
+  exercise_waits(c, other);
+  c.multi_set({{"m1", "1"},
+               {"m2", std::string("\0"
+                                  "2",
+                                  2)}});
+  CHECK(other.multi_get({"m1", "m2"}) == std::vector<std::string>{"1", std::string("\0"
+                                                                                   "2",
+                                                                                   2)});
+}
+
+TEST_CASE("tcp store: torch 2.6's client against our server") {
+  TcpStoreServer server(0);
+  TcpStoreClient c("127.0.0.1", server.port(), 10s, Dialect::Torch2);
+  c.set("torch.rendezvous.r.0/MASTER_ADDR", "node-a");
+  std::string out =
+      run_python("torch_store_peer.py", {"client", std::to_string(server.port())}, Torch::V2_6);
+  CHECK(out ==
+        "'get' b'hello'\n"
+        "'add' 5 3 b'3'\n"
+        "'cas-create' b'first'\n"
+        "'cas-swap' b'second'\n"
+        "'cas-mismatch' b'second'\n"
+        "'cas-absent' b'x'\n"
+        "'num_keys' 4\n"
+        "'delete' True False\n"
+        "'wait' 'timed out'\n"
+        "'late' b'\\x00\\xffbinary' True\n"
+        "'prefix' b'node-a'\n"
+        "'append' b'ab'\n"
+        "'multi' [b'1', b'\\x002']\n"
+        "'after-cancel' b'now' True 8\n");
+}
+
+TEST_CASE("tcp store: one server serves torch 1.13 and torch 2.x clients at once") {
+  TcpStoreServer server(0);
+  TcpStoreClient old_client("127.0.0.1", server.port(), 10s, Dialect::Torch1);
+  TcpStoreClient new_client("127.0.0.1", server.port(), 10s, Dialect::Torch2);
+  old_client.set("from-1.13", "a");
+  new_client.set("from-2.x", "b");
+  CHECK(new_client.get("from-1.13") == "a");
+  CHECK(old_client.get("from-2.x") == "b");
+  CHECK(new_client.add("n", 2) == 2);
+  CHECK(old_client.add("n", 3) == 5);
+  CHECK(old_client.num_keys() == 3);
+  std::thread later([&] {
+    std::this_thread::sleep_for(200ms);
+    old_client.set("late", "c");
+  });
+  CHECK(new_client.get("late") == "c");  // a 2.x WAIT woken by a 1.13 SET
+  later.join();
 }

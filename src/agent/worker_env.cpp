@@ -21,9 +21,12 @@ Environment worker_environment(const Environment& agent_env, const LaunchConfig&
   set("TORCHELASTIC_RESTART_COUNT", num(id.restart_count));
   set("TORCHELASTIC_MAX_RESTARTS", num(config.max_restarts));
   set("TORCHELASTIC_RUN_ID", config.run_id);
-  // Workers create their own TCPStore (hosted by global rank 0); ejob-agent hosts none.
-  set("TORCHELASTIC_USE_AGENT_STORE", "False");
-  if (!env.count("NCCL_ASYNC_ERROR_HANDLING")) set("NCCL_ASYNC_ERROR_HANDLING", "1");
+  // False: the workers create their own TCPStore (hosted by global rank 0).
+  set("TORCHELASTIC_USE_AGENT_STORE", id.use_agent_store ? "True" : "False");
+  // torch 2.x renamed the variable (and sets it from the agent's own value, else 1).
+  const char* nccl = config.torch == RdzvDialect::Torch2 ? "TORCH_NCCL_ASYNC_ERROR_HANDLING"
+                                                         : "NCCL_ASYNC_ERROR_HANDLING";
+  if (!env.count(nccl)) set(nccl, "1");
   if (!env.count("OMP_NUM_THREADS") && config.nproc_per_node > 1) set("OMP_NUM_THREADS", "1");
   set("TORCHELASTIC_ERROR_FILE", id.error_file);
   return env;

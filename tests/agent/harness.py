@@ -233,12 +233,12 @@ def pid_alive(pid):
         return f.read().split()[2] != "Z"
 
 
-def run_scenarios(scenarios, argv):
-    """main(): agent_it.py AGENT_BINARY SCENARIO..."""
+def run_scenarios(scenarios, argv, harness=None):
+    """main(): agent_it.py AGENT_BINARY SCENARIO... (`harness`: a Harness subclass)"""
     binary, names = argv[1], argv[2:]
     failed = 0
     for name in names:
-        h = Harness(binary)
+        h = (harness or Harness)(binary)
         start = time.time()
         try:
             scenarios[name](h)

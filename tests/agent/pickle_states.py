@@ -1,5 +1,7 @@
-"""Rendezvous states built with torch 1.13's own classes and pickled by Python, for the C++
-pickle codec's tests (src/agent/state_pickle_test.cpp).
+"""Rendezvous states built with torch's own classes (1.13, or 2.6 in the Debian 13 root) and
+pickled by Python, for the C++ pickle codec's tests (src/agent/state_pickle_test.cpp). torch 2.x
+states have `addr` nodes, a `redundancy_list` and UTC-aware times (datetime.timezone.utc, as
+torch 2.x's datetime.now(timezone.utc)).
 
 Prints one JSON line per case: the state as plain data (containers in Python's iteration
 order, times as microseconds since the epoch) and `pickle.dumps(state, protocol)` in hex.
@@ -12,9 +14,11 @@ import json
 import pickle
 import sys
 
+import torch
 from torch.distributed.elastic.rendezvous.dynamic_rendezvous import _NodeDesc, _RendezvousState
 
-EPOCH = datetime.datetime(1970, 1, 1)
+TORCH2 = int(torch.__version__.split(".")[0]) >= 2
+EPOCH = datetime.datetime(1970, 1, 1, tzinfo=datetime.timezone.utc if TORCH2 else None)
 
 
 def fresh(text):
@@ -31,11 +35,11 @@ def micros(t):
 
 
 def node_json(n):
-    return [n.fqdn, n.pid, n.local_id]
+    return [n.addr if TORCH2 else n.fqdn, n.pid, n.local_id]
 
 
 def describe(s):
-    return {
+    out = {
         "round": s.round,
         "complete": s.complete,
         "deadline": None if s.deadline is None else micros(s.deadline),
@@ -44,9 +48,12 @@ def describe(s):
         "wait_list": [node_json(n) for n in s.wait_list],
         "last_heartbeats": [[node_json(n), micros(t)] for n, t in s.last_heartbeats.items()],
     }
+    if TORCH2:
+        out["redundancy_list"] = [node_json(n) for n in s.redundancy_list]
+    return out
 
 
-def state(nodes, ranks=None, waiting=(), beats=True, **fields):
+def state(nodes, ranks=None, waiting=(), beats=True, redundant=(), **fields):
     s = _RendezvousState()
     for k, v in fields.items():
         setattr(s, k, v)
@@ -54,9 +61,11 @@ def state(nodes, ranks=None, waiting=(), beats=True, **fields):
         s.participants[n] = ranks[i] if ranks else 0
     for n in waiting:
         s.wait_list.add(n)
+    for n in redundant:
+        s.redundancy_list.add(n)
     if beats:
         t0 = 1795000000123456
-        for i, n in enumerate(list(nodes) + list(waiting)):
+        for i, n in enumerate(list(nodes) + list(waiting) + list(redundant)):
             s.last_heartbeats[n] = when(t0 + i * 1000003)
     return s
 
@@ -84,6 +93,13 @@ def cases():
     yield "1001 nodes (two batches, frames)", state(nodes(1001))
     yield "1000 waiting", state(nodes(1), complete=True, waiting=nodes(1000, "q.z", 100))
     yield "2500 nodes (frames)", state(nodes(2500, "node-0123456789.cluster.local"))
+    if TORCH2:
+        yield "redundancy list of two", state(two, ranks=[0, 1], complete=True,
+                                              redundant=nodes(2, "r.x", 40))
+        yield "waiting and redundant", state(nodes(1), complete=True, waiting=nodes(1, "w.y", 7),
+                                             redundant=nodes(1, "r.y", 8),
+                                             deadline=when(1795000030000000))
+        yield "1001 redundant", state(nodes(1), complete=True, redundant=nodes(1001, "rr", 3))
 
 
 def main():

@@ -7,16 +7,34 @@
 #include <unistd.h>
 
 #include <chrono>
+#include <fstream>
+#include <sstream>
 #include <stdexcept>
 #include <thread>
 
 namespace ejob::agent::testing {
 
-PythonPeer::PythonPeer(const std::string& script, const std::vector<std::string>& args) {
+namespace {
+
+std::vector<std::string> python_argv(const std::string& script, Torch torch) {
+  std::string path = EJOB_AGENT_TEST_DIR "/" + script;
+  if (torch == Torch::V1_13) return {EJOB_SYSTEM_PYTHON, path};
+  std::ifstream in(path);
+  std::stringstream text;
+  text << in.rdbuf();
+  if (!in) throw std::runtime_error("cannot read " + path);
+  return {EJOB_AGENT_TEST_DIR "/in_torch2_root.sh", EJOB_TORCH2_ROOT, "/usr/bin/python3", "-c",
+          text.str()};
+}
+
+}  // namespace
+
+PythonPeer::PythonPeer(const std::string& script, const std::vector<std::string>& args,
+                       Torch torch) {
   int in[2], out[2];
+  std::vector<std::string> argv_s = python_argv(script, torch);
   if (::pipe2(in, O_CLOEXEC) != 0 || ::pipe2(out, O_CLOEXEC) != 0)
     throw std::runtime_error("pipe failed");
-  std::vector<std::string> argv_s = {EJOB_SYSTEM_PYTHON, EJOB_AGENT_TEST_DIR "/" + script};
   argv_s.insert(argv_s.end(), args.begin(), args.end());
   m_pid = ::fork();
   if (m_pid == 0) {
@@ -86,8 +104,9 @@ int PythonPeer::wait(int timeout_s) {
   throw std::runtime_error("python peer did not exit within " + std::to_string(timeout_s) + " s");
 }
 
-std::string run_python(const std::string& script, const std::vector<std::string>& args) {
-  PythonPeer peer(script, args);
+std::string run_python(const std::string& script, const std::vector<std::string>& args,
+                       Torch torch) {
+  PythonPeer peer(script, args, torch);
   std::string out;
   try {
     while (true) out += peer.read_line(120) + "\n";

@@ -1,4 +1,8 @@
-"""torch 1.13's own TCPStore as a peer of the C++ store tests (src/agent/tcp_store_test.cpp).
+"""torch's own TCPStore (1.13, or 2.6 in the Debian 13 root) as a peer of the C++ store tests
+(src/agent/tcp_store_test.cpp). torch 2.x's client also runs what 1.13 lacks: APPEND,
+MULTI_SET/MULTI_GET, and a WAIT that times out (CANCEL_WAIT) on a connection used again after.
+Debian's torch 2.6 is built without libuv, so its stores are the classic server (use_libuv=False);
+the bytes on the wire are the same.
 
   torch_store_peer.py server          host a TCPStore (is_master=True) on a free port, print
                                       the port, serve until stdin closes
@@ -11,13 +15,17 @@ import sys
 import threading
 import time
 
+import torch
 import torch.distributed as dist
 
 TIMEOUT = datetime.timedelta(seconds=10)
+TORCH2 = int(torch.__version__.split(".")[0]) >= 2
+STORE_ARGS = {"use_libuv": False} if TORCH2 else {}
 
 
 def serve():
-    store = dist.TCPStore("127.0.0.1", 0, None, True, TIMEOUT, wait_for_workers=False)
+    store = dist.TCPStore("127.0.0.1", 0, None, True, TIMEOUT, wait_for_workers=False,
+                          **STORE_ARGS)
     print(store.port, flush=True)
     sys.stdin.read()
 
@@ -27,7 +35,7 @@ def show(*values):
 
 
 def run_client(port):
-    c = dist.TCPStore("127.0.0.1", port, None, False, TIMEOUT)
+    c = dist.TCPStore("127.0.0.1", port, None, False, TIMEOUT, **STORE_ARGS)
     c.set("k1", "hello")
     show("get", c.get("k1"))
     show("add", c.add("cnt", 5), c.add("cnt", -2), c.get("cnt"))
@@ -43,12 +51,25 @@ def run_client(port):
     except RuntimeError as e:
         show("wait", "timed out" if "Timeout" in str(e) or "timeout" in str(e) else str(e))
     # A get that blocks until another client (its own connection) sets the key.
-    other = dist.TCPStore("127.0.0.1", port, None, False, TIMEOUT)
+    other = dist.TCPStore("127.0.0.1", port, None, False, TIMEOUT, **STORE_ARGS)
     threading.Timer(0.3, lambda: other.set("late", b"\x00\xffbinary")).start()
     started = time.monotonic()
     value = c.get("late")
     show("late", value, time.monotonic() - started >= 0.25)
     show("prefix", dist.PrefixStore("torch.rendezvous.r.0", c).get("MASTER_ADDR"))
+    if TORCH2:
+        torch2_only(c)
+
+
+def torch2_only(c):
+    c.append("app", "a")
+    c.append("app", b"b")
+    show("append", c.get("app"))
+    c.multi_set(["m1", "m2"], ["1", b"\x002"])
+    show("multi", c.multi_get(["m1", "m2"]))
+    # Since "never" came after the earlier timed-out WAIT was cancelled, nothing late arrives.
+    c.set("never", "now")
+    show("after-cancel", c.get("never"), c.check(["m1", "app"]), c.num_keys())
 
 
 def main():

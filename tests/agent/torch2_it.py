@@ -1,0 +1,148 @@
+"""ejob-agent beside real torchrun 2.6 agents: everything runs in the Debian 13 root that
+scripts/peers.sh makes (python3-torch 2.6), with in_torch2_root.sh (chroot, this machine's
+network): the built ejob-agent (static) and the test files are copied into a folder of the root.
+ejob-agent detects torch 2.6 from the root's python3 (no --torch_version). Workers all-reduce
+with gloo over the store the group-rank-0 agent hosts for them (TORCHELASTIC_USE_AGENT_STORE).
+
+Usage: torch2_it.py AGENT_BINARY TORCH2_ROOT SCENARIO...   (needs root: chroot)
+"""
+import os
+import shutil
+import sys
+import tempfile
+import time
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from harness import Agent, Harness, check, free_port, run_scenarios, wait_until  # noqa: E402
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+IN_ROOT = os.path.join(HERE, "in_torch2_root.sh")
+
+
+class Torch2Harness(Harness):
+    """A Harness whose folder is inside the root; agents start there through chroot."""
+
+    def __init__(self, agent_binary):
+        super().__init__(agent_binary)
+        shutil.rmtree(self.root)
+        self.root = tempfile.mkdtemp(prefix="ejob-t2-", dir=os.path.join(ROOT, "tmp"))
+        os.chmod(self.root, 0o755)
+        self.inside = "/tmp/" + os.path.basename(self.root)  # the same folder, seen inside
+        for d in ("out", "tmp"):
+            os.makedirs(os.path.join(self.root, d))
+        self.out = os.path.join(self.root, "out")
+        shutil.copy2(agent_binary, os.path.join(self.root, "ejob-agent"))
+        for f in ("gloo_allreduce.py", "gloo_elastic.py"):
+            shutil.copy2(os.path.join(HERE, f), self.root)
+        shutil.copytree(os.path.join(HERE, "torch2_site"), os.path.join(self.root, "site"))
+
+    def env(self, tag, extra=None):
+        # site/: Debian's torch 2.6 has no libuv (torch2_site/sitecustomize.py).
+        return {"PATH": "/usr/sbin:/usr/bin:/sbin:/bin", "AGENT_TAG": tag,
+                "PYTHONPATH": self.inside + "/site", "PYTHONDONTWRITEBYTECODE": "1",
+                "TMPDIR": self.inside + "/tmp", "PYTHON_EXEC": "/usr/bin/python3"}
+
+    def start(self, tag, argv):
+        a = Agent(self.root, tag, [IN_ROOT, ROOT] + argv, self.env(tag))
+        self.agents.append(a)
+        return a
+
+    def ejob(self, tag, args, extra_env=None):
+        return self.start(tag, [self.inside + "/ejob-agent"] + args)
+
+    def torchrun(self, tag, args, extra_env=None):
+        return self.start(tag, ["/usr/bin/python3", "-m", "torch.distributed.run"] + args)
+
+    def worker(self, world):
+        return [self.inside + "/gloo_allreduce.py", "--out", self.inside + "/out",
+                "--expect-world", str(world)]
+
+
+def mixed(h, backend, ejob_hosts):
+    """2 ejob-agents + 2 torchrun 2.6 agents in one rendezvous (--nnodes=4); the first agent
+    started hosts the c10d store, the others say is_host=0 as agents on other machines would."""
+    common = ["--local-addr=127.0.0.1"] + backend + ["--nnodes=4"]
+    client = ["--rdzv-conf=is_host=0"] if "--rdzv-backend=c10d" in backend else []
+    order = [(h.ejob, "ejob"), (h.torchrun, "torchrun")]
+    if not ejob_hosts:
+        order.reverse()
+    for n, (start, kind) in enumerate(order):
+        for i in range(2):
+            start("%s%d" % (kind, i), common + ([] if n == 0 and i == 0 else client) + h.worker(4))
+            time.sleep(0.5)
+    for a in h.agents:
+        rc = a.wait(150)
+        check(rc == 0, "%s exited %s" % (a.name, rc))
+    recs = h.records()
+    check(sorted(r["rank"] for r in recs) == [0, 1, 2, 3], "ranks %s" % recs)
+    check(all(r["ok"] and r["sum"] == 10.0 and r["world"] == 4 for r in recs), "all-reduce %s" % recs)
+    check(all(r["master_addr"] == "127.0.0.1" for r in recs), "--local-addr published %s" % recs)
+    ejob_log = h.agents[0 if ejob_hosts else 2].output()
+    check("the workers' python has torch 2.6" in ejob_log, "torch 2.6 detected:\n" + ejob_log[-2000:])
+
+
+def c10d_ejob_hosts(h):
+    mixed(h, ["--rdzv-backend=c10d", "--rdzv-endpoint=127.0.0.1:%d" % free_port(),
+              "--rdzv-id=t2ejob"], True)
+
+
+def c10d_torchrun_hosts(h):
+    mixed(h, ["--rdzv-backend=c10d", "--rdzv-endpoint=127.0.0.1:%d" % free_port(),
+              "--rdzv-id=t2torch"], False)
+
+
+def dialect_mismatch(h):
+    """An ejob-agent told --torch_version=1.13 joins a run whose state a 2.6 agent wrote: it
+    exits 1 naming both dialects instead of writing a state the 2.x agents could not read."""
+    backend = ["--rdzv-backend=c10d", "--rdzv-endpoint=127.0.0.1:%d" % free_port(),
+               "--rdzv-id=t2mix", "--nnodes=2", "--local-addr=127.0.0.1"]
+    h.ejob("ejob2x", backend + h.worker(2))
+    time.sleep(2)  # it hosts the store and has written its 2.x state
+    old = h.ejob("ejob113", backend + ["--rdzv-conf=is_host=0", "--torch_version=1.13"] +
+                 h.worker(2))
+    rc = old.wait(60)
+    check(rc == 1, "the 1.13 agent exited %s" % rc)
+    check("the rendezvous state is torch 2.x's; this agent speaks torch 1.13's" in old.output(),
+          "its message:\n" + old.output()[-1500:])
+
+
+def c10d_node_lost(h):
+    """--nnodes=2:3 over c10d: an ejob-agent (hosting the store), a torchrun 2.6 agent and a
+    second ejob-agent train in a world of 3; the second ejob-agent is SIGKILLed with its worker.
+    The survivors re-rendezvous once its heartbeat expired and finish in a world of 2 (over the
+    workers' store the first round's group rank 0 still hosts)."""
+    common = ["--local-addr=127.0.0.1", "--rdzv-backend=c10d",
+              "--rdzv-endpoint=127.0.0.1:%d" % free_port(), "--rdzv-id=t2loss", "--nnodes=2:3",
+              "--max-restarts=3"]
+    conf = "--rdzv-conf=last_call_timeout=2"
+    worker = [h.inside + "/gloo_elastic.py", "--out", h.inside + "/out", "--final-world", "2"]
+    first = h.ejob("ejob0", common + [conf] + worker)
+    time.sleep(0.5)
+    survivor = h.torchrun("torchrun1", common + [conf + ",is_host=0"] + worker)
+    victim = h.ejob("ejob2", common + [conf + ",is_host=0"] + worker)
+    wait_until(lambda: len([r for r in h.records() if r["world"] == 3]) == 3, 90, "a world of 3")
+    victim.kill_all()
+    for a in (first, survivor):
+        rc = a.wait(150)
+        check(rc == 0, "%s exited %s" % (a.name, rc))
+    finals = [r for r in h.records() if r["world"] == 2]
+    check(sorted(r["rank"] for r in finals) == [0, 1], "world of 2 %s" % finals)
+    check(all(r["ok"] and r["sum"] == 3.0 for r in finals), "all-reduce %s" % finals)
+    check({r["agent"] for r in finals} == {"ejob0", "torchrun1"}, "survivors %s" % finals)
+
+
+def etcd_v2(h):
+    e = h.start_etcd()
+    mixed(h, ["--rdzv-backend=etcd-v2", "--rdzv-endpoint=" + e.endpoint, "--rdzv-id=t2v2"], True)
+
+
+if __name__ == "__main__":
+    AGENT, ROOT = os.path.abspath(sys.argv[1]), os.path.abspath(sys.argv[2])
+    if os.geteuid() != 0 or not os.path.isfile(os.path.join(ROOT, ".ready")):
+        print("FAIL: needs root and the Debian 13 root at %s (scripts/peers.sh)" % ROOT)
+        sys.exit(1)
+    sys.exit(run_scenarios({"c10d_ejob_hosts": c10d_ejob_hosts,
+                            "c10d_torchrun_hosts": c10d_torchrun_hosts, "etcd_v2": etcd_v2,
+                            "dialect_mismatch": dialect_mismatch,
+                            "c10d_node_lost": c10d_node_lost},
+                           [sys.argv[0], AGENT] + sys.argv[3:], Torch2Harness))
