@@ -47,8 +47,10 @@ int agent_main(int argc, char** argv) {
   // `ejob-agent --version` alone (torchrun has no such flag, so nothing else is taken from it):
   // what an image build runs to prove the agent starts in that image (glibc, libraries).
   if (argc == 2 && std::string_view(argv[1]) == "--version") {
-    std::printf("ejob-agent %s (torchrun 1.13 command line; rendezvous etcd, etcd-v2, c10d)\n",
-                EJOB_VERSION);
+    std::printf(
+        "ejob-agent %s (torchrun command line; rendezvous etcd, etcd-v2, c10d; torch 1.13 and "
+        "2.x)\n",
+        EJOB_VERSION);
     return 0;
   }
   try {
