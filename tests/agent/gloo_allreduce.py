@@ -7,6 +7,7 @@ import argparse
 import json
 import os
 import sys
+import time
 
 import torch
 import torch.distributed as dist
@@ -18,6 +19,8 @@ def main():
     p.add_argument("--expect-world", type=int, required=True)
     p.add_argument("--crash-once", help="rank 1 exits 3 after the all_reduce if this marker "
                    "file can be created (a crash in the middle of training)")
+    p.add_argument("--hold", help="after recording, wait until this file exists (a job that is "
+                   "still training)")
     a = p.parse_args()
     rank = int(os.environ["RANK"])
     world = int(os.environ["WORLD_SIZE"])
@@ -41,6 +44,8 @@ def main():
         with open(os.path.join(a.out, "r%d.json" % rank), "w") as f:
             json.dump(rec, f)
     print(json.dumps(rec), flush=True)
+    while a.hold and not os.path.exists(a.hold):
+        time.sleep(0.1)
     dist.destroy_process_group()
     sys.exit(0 if ok else 1)
 

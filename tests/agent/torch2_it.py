@@ -42,16 +42,16 @@ class Torch2Harness(Harness):
                 "PYTHONPATH": self.inside + "/site", "PYTHONDONTWRITEBYTECODE": "1",
                 "TMPDIR": self.inside + "/tmp", "PYTHON_EXEC": "/usr/bin/python3"}
 
-    def start(self, tag, argv):
-        a = Agent(self.root, tag, [IN_ROOT, ROOT] + argv, self.env(tag))
+    def start(self, tag, argv, extra_env=None):
+        a = Agent(self.root, tag, [IN_ROOT, ROOT] + argv, dict(self.env(tag), **(extra_env or {})))
         self.agents.append(a)
         return a
 
     def ejob(self, tag, args, extra_env=None):
-        return self.start(tag, [self.inside + "/ejob-agent"] + args)
+        return self.start(tag, [self.inside + "/ejob-agent"] + args, extra_env)
 
     def torchrun(self, tag, args, extra_env=None):
-        return self.start(tag, ["/usr/bin/python3", "-m", "torch.distributed.run"] + args)
+        return self.start(tag, ["/usr/bin/python3", "-m", "torch.distributed.run"] + args, extra_env)
 
     def worker(self, world):
         return [self.inside + "/gloo_allreduce.py", "--out", self.inside + "/out",
@@ -111,15 +111,20 @@ def c10d_node_lost(h):
     second ejob-agent train in a world of 3; the second ejob-agent is SIGKILLed with its worker.
     The survivors re-rendezvous once its heartbeat expired and finish in a world of 2 (over the
     workers' store the first round's group rank 0 still hosts)."""
-    common = ["--local-addr=127.0.0.1", "--rdzv-backend=c10d",
-              "--rdzv-endpoint=127.0.0.1:%d" % free_port(), "--rdzv-id=t2loss", "--nnodes=2:3",
-              "--max-restarts=3"]
+    lose_a_node(h, ["--rdzv-backend=c10d", "--rdzv-endpoint=127.0.0.1:%d" % free_port(),
+                    "--rdzv-id=t2loss"], "", ",is_host=0")
+
+
+def lose_a_node(h, backend, host_conf, client_conf):
+    """The node-lost scenario over BACKEND; the first agent's rdzv conf gets HOST_CONF, the
+    others' CLIENT_CONF."""
+    common = ["--local-addr=127.0.0.1"] + backend + ["--nnodes=2:3", "--max-restarts=3"]
     conf = "--rdzv-conf=last_call_timeout=2"
     worker = [h.inside + "/gloo_elastic.py", "--out", h.inside + "/out", "--final-world", "2"]
-    first = h.ejob("ejob0", common + [conf] + worker)
+    first = h.ejob("ejob0", common + [conf + host_conf] + worker)
     time.sleep(0.5)
-    survivor = h.torchrun("torchrun1", common + [conf + ",is_host=0"] + worker)
-    victim = h.ejob("ejob2", common + [conf + ",is_host=0"] + worker)
+    survivor = h.torchrun("torchrun1", common + [conf + client_conf] + worker)
+    victim = h.ejob("ejob2", common + [conf + client_conf] + worker)
     wait_until(lambda: len([r for r in h.records() if r["world"] == 3]) == 3, 90, "a world of 3")
     victim.kill_all()
     for a in (first, survivor):
@@ -129,6 +134,40 @@ def c10d_node_lost(h):
     check(sorted(r["rank"] for r in finals) == [0, 1], "world of 2 %s" % finals)
     check(all(r["ok"] and r["sum"] == 3.0 for r in finals), "all-reduce %s" % finals)
     check({r["agent"] for r in finals} == {"ejob0", "torchrun1"}, "survivors %s" % finals)
+
+
+def node_lost_v2(h):
+    """c10d_node_lost over etcd-v2: the state in etcd, the workers' store hosted by the first
+    round's group rank 0 (an agent that survives)."""
+    e = h.start_etcd()
+    lose_a_node(h, ["--rdzv-backend=etcd-v2", "--rdzv-endpoint=" + e.endpoint,
+                    "--rdzv-id=t2v2loss"], "", "")
+
+
+def redundant_node(h, ejob_pair):
+    """--nnodes=2 with 3 agents: the third finds the round full and waits in torch 2.x's
+    redundancy list while the pair trains; when the pair finishes and closes the run, it ends
+    without having run a worker. The pair is ejob-agents and the third torchrun, or the reverse."""
+    common = ["--local-addr=127.0.0.1", "--rdzv-backend=c10d",
+              "--rdzv-endpoint=127.0.0.1:%d" % free_port(), "--rdzv-id=t2spare", "--nnodes=2"]
+    worker = h.worker(2) + ["--hold", h.inside + "/out/release"]
+    pair, spare = (h.ejob, h.torchrun) if ejob_pair else (h.torchrun, h.ejob)
+    first = pair("pair0", common + worker)
+    time.sleep(0.5)
+    second = pair("pair1", common + ["--rdzv-conf=is_host=0"] + worker)
+    wait_until(lambda: len(h.records()) == 2, 90, "the pair's world of 2")
+    third = spare("spare2", common + ["--rdzv-conf=is_host=0"] + worker)
+    time.sleep(8)  # the spare has joined and waits (torchrun 2.6 starts in ~3 s)
+    check(third.proc.poll() is None, "the spare agent waits:\n" + third.output()[-1500:])
+    open(os.path.join(h.out, "release"), "w").close()
+    for a in (first, second):
+        rc = a.wait(150)
+        check(rc == 0, "%s exited %s" % (a.name, rc))
+    rc = third.wait(150)
+    check(rc is not None, "the spare agent ended")
+    recs = h.records()
+    check({r["agent"] for r in recs} == {"pair0", "pair1"}, "only the pair ran workers %s" % recs)
+    check(all(r["ok"] and r["world"] == 2 for r in recs), "all-reduce %s" % recs)
 
 
 def etcd_v2(h):
@@ -144,5 +183,7 @@ if __name__ == "__main__":
     sys.exit(run_scenarios({"c10d_ejob_hosts": c10d_ejob_hosts,
                             "c10d_torchrun_hosts": c10d_torchrun_hosts, "etcd_v2": etcd_v2,
                             "dialect_mismatch": dialect_mismatch,
-                            "c10d_node_lost": c10d_node_lost},
+                            "c10d_node_lost": c10d_node_lost, "etcd_v2_node_lost": node_lost_v2,
+                            "redundant_torchrun": lambda h: redundant_node(h, True),
+                            "redundant_ejob": lambda h: redundant_node(h, False)},
                            [sys.argv[0], AGENT] + sys.argv[3:], Torch2Harness))
