@@ -38,11 +38,19 @@ std::string number_text(const std::string& json_text) {
   }
 }
 
+bool is_ascii(std::string_view s) {
+  for (char c : s) {
+    if (static_cast<unsigned char>(c) >= 0x80) return false;
+  }
+  return true;
+}
+
 // A string after json.Marshal and go-yaml's reading of the JSON text: invalid UTF-8 became
 // U+FFFD, and raw U+0085 (NEL, which JSON leaves unescaped) is a line break inside the
 // double-quoted scalar, folded like one: a run of spaces and n NELs reads as one space when
 // n == 1, else as n-1 newlines.
 std::string json_string(const std::string& s) {
+  if (is_ascii(s)) return s;  // no NEL to fold, no invalid UTF-8 to replace: nothing changes
   std::string out;
   std::string_view v = s;
   for (size_t i = 0; i < v.size();) {
@@ -227,13 +235,6 @@ bool key_less(const Runes& ar, const Runes& br) {
     return ar[i] < br[i];
   }
   return ar.size() < br.size();
-}
-
-bool is_ascii(std::string_view s) {
-  for (char c : s) {
-    if (static_cast<unsigned char>(c) >= 0x80) return false;
-  }
-  return true;
 }
 
 /// The bytes of an ASCII string as runes, without copying them (sorting a map's keys compares
