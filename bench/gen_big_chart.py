@@ -383,54 +383,67 @@ spec:
 }
 
 
+def pod_values(chart, comp, n):
+    """A component's image, scheduling, pod and container settings (YAML lines, indent 2)."""
+    fullname = "{{ include \\\"common.names.fullname\\\" . }}"  # escaped, as values files do
+    return [
+        "  image:", "    registry: docker.io", f"    repository: bench/{chart}-{comp}",
+        f"    tag: 1.{n % 7}.{n % 11}", "    digest: \"\"", "    pullPolicy: IfNotPresent",
+        "  updateStrategy:", "    type: RollingUpdate", "    rollingUpdate:",
+        "      maxSurge: 25%", "      maxUnavailable: 0",
+        "  podAnnotations:", "    prometheus.io/scrape: \"true\"",
+        f"    prometheus.io/port: \"{9000 + n}\"",
+        "    bench/release: \"{{ .Release.Name }}-{{ .Release.Namespace }}\"",
+        "  podLabels:", f"    team: team-{n % 5}", f"    tier: tier-{n % 3}",
+        "  nodeAffinityPreset:", "    key: node.kubernetes.io/instance-type",
+        "    values:", "      - m5.large", "      - m5.xlarge", f"      - c5.{n % 4 + 1}xlarge",
+        "  affinity: {}", "  nodeSelector:", "    kubernetes.io/os: linux",
+        "  tolerations:", "    - key: dedicated", "      operator: Equal",
+        f"      value: {chart}", "      effect: NoSchedule",
+        "  podSecurityContext:", "    enabled: true", "    fsGroup: 1001",
+        "    fsGroupChangePolicy: Always", "    sysctls: []", "    supplementalGroups: []",
+        "  command: []", "  args:", f"    - --config=/etc/{comp}/config.yaml",
+        "    - --log-level={{ .Values.global.logLevel }}", f"    - --port={8000 + n}",
+        "  env:", f"    service.name: {comp}", "    release: \"{{ .Release.Name }}\"",
+        f"    shard-count: \"{n % 8 + 1}\"", "    chart: \"{{ .Chart.Name }}\"",
+        "  extraEnvVars:", "    - name: EXTRA_ONE", "      value: \"1\"",
+        "    - name: RELEASE_FULL", f"      value: \"{fullname}\"",
+        "  ports:", f"    http: {8000 + n}", f"    metrics: {9000 + n}",
+        f"    grpc: {10000 + n}",
+    ]
+
+
+def resource_values(n):
+    """Resources given outright (even seeds) or left to the library's presets (odd ones)."""
+    if n % 2:
+        return ["  resources: {}", f"  resourcesPreset: {['nano', 'small', 'large'][n % 3]}"]
+    return ["  resources:", "    requests:", "      cpu: 250m", "      memory: 256Mi",
+            "    limits:", "      cpu: \"1\"", "      memory: 1Gi",
+            f"  resourcesPreset: {['nano', 'small', 'large'][n % 3]}"]
+
+
+def probe_values(kind, path, delay):
+    return [f"  {kind}:", "    enabled: true", "    httpGet:", f"      path: {path}",
+            "      port: http", f"    initialDelaySeconds: {delay}", "    periodSeconds: 10",
+            "    timeoutSeconds: 5", "    failureThreshold: 6", "    successThreshold: 1"]
+
+
 def component_values(chart, comp, seed):
-    """One component's values (a YAML text block at indent 0), sized like a real chart's."""
+    """One component's values (YAML lines at indent 0), sized like a real chart's."""
     n = seed
     lines = [f"{comp}:", "  enabled: true", f"  replicaCount: {1 + n % 3}",
-             "  revisionHistoryLimit: 10",
-             "  image:", "    registry: docker.io", f"    repository: bench/{chart}-{comp}",
-             f"    tag: 1.{n % 7}.{n % 11}", "    digest: \"\"", "    pullPolicy: IfNotPresent",
-             "  updateStrategy:", "    type: RollingUpdate", "    rollingUpdate:",
-             "      maxSurge: 25%", "      maxUnavailable: 0",
-             "  podAnnotations:", f"    prometheus.io/scrape: \"true\"",
-             f"    prometheus.io/port: \"{9000 + n}\"",
-             "    bench/release: \"{{ .Release.Name }}-{{ .Release.Namespace }}\"",
-             "  podLabels:", f"    team: team-{n % 5}", f"    tier: tier-{n % 3}",
-             "  nodeAffinityPreset:", "    key: node.kubernetes.io/instance-type",
-             "    values:", "      - m5.large", "      - m5.xlarge", f"      - c5.{n % 4 + 1}xlarge",
-             "  affinity: {}", "  nodeSelector:", "    kubernetes.io/os: linux",
-             "  tolerations:", "    - key: dedicated", "      operator: Equal",
-             f"      value: {chart}", "      effect: NoSchedule",
-             "  podSecurityContext:", "    enabled: true", "    fsGroup: 1001",
-             "    fsGroupChangePolicy: Always", "    sysctls: []", "    supplementalGroups: []",
-             "  command: []", "  args:", f"    - --config=/etc/{comp}/config.yaml",
-             "    - --log-level={{ .Values.global.logLevel }}", f"    - --port={8000 + n}",
-             "  env:", f"    service.name: {comp}", "    release: \"{{ .Release.Name }}\"",
-             f"    shard-count: \"{n % 8 + 1}\"", "    chart: \"{{ .Chart.Name }}\"",
-             "  extraEnvVars:", "    - name: EXTRA_ONE", "      value: \"1\"",
-             "    - name: RELEASE_FULL", "      value: \"{{ include \\\"common.names.fullname\\\" . }}\"",
-             "  ports:", f"    http: {8000 + n}", f"    metrics: {9000 + n}", f"    grpc: {10000 + n}",
-             "  resources: {}" if n % 2 else "  resources:",
-             ]
-    if n % 2 == 0:
-        lines += ["    requests:", "      cpu: 250m", "      memory: 256Mi", "    limits:",
-                  "      cpu: \"1\"", "      memory: 1Gi"]
-    lines += [f"  resourcesPreset: {['nano', 'small', 'large'][n % 3]}",
-              "  livenessProbe:", "    enabled: true", "    httpGet:", "      path: /healthz",
-              "      port: http", "    initialDelaySeconds: 30", "    periodSeconds: 10",
-              "    timeoutSeconds: 5", "    failureThreshold: 6", "    successThreshold: 1",
-              "  readinessProbe:", "    enabled: true", "    httpGet:", "      path: /ready",
-              "      port: http", "    initialDelaySeconds: 5", "    periodSeconds: 10",
-              "    timeoutSeconds: 5", "    failureThreshold: 6", "    successThreshold: 1",
-              "  extraVolumeMounts: []",
+             "  revisionHistoryLimit: 10"]
+    lines += pod_values(chart, comp, n) + resource_values(n)
+    lines += probe_values("livenessProbe", "/healthz", 30)
+    lines += probe_values("readinessProbe", "/ready", 5)
+    lines += ["  extraVolumeMounts: []",
               "  service:", "    type: ClusterIP", "    annotations:",
               f"      bench/owner: {chart}-{comp}", "  serviceAccount:", "    create: true",
               "    automountServiceAccountToken: false", "    annotations: {}",
               "  pdb:", "    create: true", "    minAvailable: \"\"", "    maxUnavailable: \"\"",
               "  files:", "    banner.txt: |", "      {{ .Chart.Name }} {{ .Chart.Version }} on",
               "      {{ .Release.Namespace }}", "  config:"]
-    lines += config_tree(n, 4)
-    return lines
+    return lines + config_tree(n, 4)
 
 
 def config_tree(seed, indent):
@@ -464,7 +477,8 @@ def config_tree(seed, indent):
 def chart_values(chart, comps, seed):
     lines = ["global:", "  imageRegistry: \"\"", "  logLevel: info",
              "nameOverride: \"\"", "fullnameOverride: \"\"", "namespaceOverride: \"\"",
-             "commonLabels:", f"  app.kubernetes.io/part-of: {chart}", "  bench/env: \"{{ .Release.Namespace }}\"",
+             "commonLabels:", f"  app.kubernetes.io/part-of: {chart}",
+             "  bench/env: \"{{ .Release.Namespace }}\"",
              "commonAnnotations:", f"  bench/chart: {chart}",
              "networkPolicy:", "  enabled: true", "  policyTypes:", "    - Ingress",
              "  allowedPorts:", "    - 8080", "    - 9090", "  extraIngress:",
@@ -539,7 +553,8 @@ def main():
         write_chart(worker_dir / "charts" / "sidecar", "sidecar", sidecar_comps,
                     10 * (i + 1) + 7, [], False)
         (app_dir / "values.yaml").write_text(
-            "\n".join(chart_values(app, app_comps, 10 * (i + 1)) + ["worker:", "  enabled: true"]) + "\n")
+            "\n".join(chart_values(app, app_comps, 10 * (i + 1))
+                      + ["worker:", "  enabled: true"]) + "\n")
         (worker_dir / "values.yaml").write_text(
             "\n".join(chart_values("worker", worker_comps, 10 * (i + 1) + 5)
                       + ["sidecar:", "  enabled: true"]) + "\n")
