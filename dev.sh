@@ -2,7 +2,8 @@
 # The two commands of the README.
 #   ./dev.sh demo   install what is missing, build, and run the main job: examples/digits.yaml
 #                   trained on this machine (ejob submit --local: etcd + 2 ejob-agent nodes)
-#   ./dev.sh test   install what is missing (test peers included), build, and pass every test
+#   ./dev.sh test   install what is missing (test peers included), build, and pass every test,
+#                   then the render suite again under ASan + UBSan (scripts/sanitize-render.sh)
 # On failure it says which step failed and what to do (the step's own output names the cause).
 set -Eeuo pipefail
 cd "$(dirname "$0")"
@@ -78,6 +79,9 @@ case "${1:-}" in
     run_step "build" "$build_hint" cmake --build build/ci -j"$jobs"
     run_step "test" "the failed tests are listed above; rerun one with: ctest --preset ci -R 'NAME' --output-on-failure" \
       ctest --preset ci
+    run_step "render tests under ASan + UBSan" \
+      "the sanitizer's report above names the fault; rerun one test with: scripts/sanitize-render.sh 'NAME'" \
+      scripts/sanitize-render.sh
     ;;
   *)
     echo "usage: ./dev.sh demo|test" >&2

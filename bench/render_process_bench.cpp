@@ -1,10 +1,11 @@
 /// Whole-process benchmark: runs each command N times, interleaved (A B A B …) so that load
 /// from elsewhere on the machine slows them alike, with stdout to /dev/null, and prints for
 /// each the median and minimum wall time and the median CPU time (user + system of the child
-/// and its threads, from wait4), in microseconds:
+/// and its threads, from wait4), in microseconds, and the median peak resident set (ru_maxrss):
 ///
 ///   ejob-process-bench N -- CMD [ARG]... [-- CMD [ARG]...]...
-///   cmd 1: wall median 7412 us, wall min 6530 us, cpu median 7020 us (ejob template ...)
+///   cmd 1: wall median 7412 us, wall min 6530 us, cpu median 7020 us, maxrss median 6276 KiB
+///          (ejob template ...)
 
 #include <fcntl.h>
 #include <spawn.h>
@@ -29,6 +30,7 @@ struct Command {
   std::vector<char*> argv;  ///< null-terminated
   std::vector<double> wall;
   std::vector<double> cpu;
+  std::vector<double> maxrss_kib;  // peak resident set of the process (ru_maxrss)
 };
 
 double micros(const timeval& t) { return static_cast<double>(t.tv_sec) * 1e6 + t.tv_usec; }
@@ -52,6 +54,7 @@ bool run_once(Command& c, const posix_spawn_file_actions_t& actions) {
   const auto elapsed = std::chrono::steady_clock::now() - start;
   c.wall.push_back(std::chrono::duration<double, std::micro>(elapsed).count());
   c.cpu.push_back(micros(usage.ru_utime) + micros(usage.ru_stime));
+  c.maxrss_kib.push_back(static_cast<double>(usage.ru_maxrss));
   if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
     std::fprintf(stderr, "ejob-process-bench: %s failed\n", c.argv[0]);
     return false;
@@ -97,9 +100,11 @@ int main(int argc, char** argv) {
     const Command& c = cmds[k];
     std::string line;
     for (size_t a = 0; a + 1 < c.argv.size(); ++a) line += (a ? " " : "") + std::string(c.argv[a]);
-    std::printf("cmd %zu: wall median %.0f us, wall min %.0f us, cpu median %.0f us (%s)\n", k + 1,
-                median(c.wall), *std::min_element(c.wall.begin(), c.wall.end()), median(c.cpu),
-                line.c_str());
+    std::printf(
+        "cmd %zu: wall median %.0f us, wall min %.0f us, cpu median %.0f us, "
+        "maxrss median %.0f KiB (%s)\n",
+        k + 1, median(c.wall), *std::min_element(c.wall.begin(), c.wall.end()), median(c.cpu),
+        median(c.maxrss_kib), line.c_str());
   }
   return 0;
 }

@@ -43,6 +43,10 @@ void append_escaped_rune(std::string& out, char32_t r, char quote_char, bool asc
 std::string quote(std::string_view s, bool ascii_only) {
   std::string out = "\"";
   for (size_t i = 0; i < s.size();) {
+    if (auto b = static_cast<unsigned char>(s[i]); b >= 0x20 && b < 0x7F && b != '"' && b != '\\') {
+      out += s[i++];  // printable ASCII stands for itself (Go's appendQuotedWith, width 1)
+      continue;
+    }
     Rune r = decode_rune(s.substr(i));
     if (r.width == 1 && r.r == k_rune_error) {
       out += "\\x";

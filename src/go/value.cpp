@@ -128,7 +128,8 @@ Value Value::deep_copy() const {
   }
   if (is_map()) {
     Map out;
-    for (const auto& [k, v] : as_map()) out.emplace(k, v.deep_copy());
+    // The keys come in order: each goes at the end, with one comparison instead of a search.
+    for (const auto& [k, v] : as_map()) out.emplace_hint(out.end(), k, v.deep_copy());
     return map(std::move(out), m_type);
   }
   return *this;

@@ -38,11 +38,19 @@ std::string number_text(const std::string& json_text) {
   }
 }
 
+bool is_ascii(std::string_view s) {
+  for (char c : s) {
+    if (static_cast<unsigned char>(c) >= 0x80) return false;
+  }
+  return true;
+}
+
 // A string after json.Marshal and go-yaml's reading of the JSON text: invalid UTF-8 became
 // U+FFFD, and raw U+0085 (NEL, which JSON leaves unescaped) is a line break inside the
 // double-quoted scalar, folded like one: a run of spaces and n NELs reads as one space when
 // n == 1, else as n-1 newlines.
 std::string json_string(const std::string& s) {
+  if (is_ascii(s)) return s;  // no NEL to fold, no invalid UTF-8 to replace: nothing changes
   std::string out;
   std::string_view v = s;
   for (size_t i = 0; i < v.size();) {
@@ -201,10 +209,10 @@ std::vector<char32_t> runes(std::string_view s) {
   return out;
 }
 
-}  // namespace
-
-bool yaml_key_less(std::string_view as, std::string_view bs) {
-  std::vector<char32_t> ar = runes(as), br = runes(bs);
+/// go-yaml's keyList.Less over two sequences of runes (std::vector<char32_t>, or the bytes of
+/// an ASCII string, where each byte is its rune).
+template <typename Runes>
+bool key_less(const Runes& ar, const Runes& br) {
   for (size_t i = 0; i < ar.size() && i < br.size(); ++i) {
     if (ar[i] == br[i]) continue;
     bool al = is_letter(ar[i]), bl = is_letter(br[i]);
@@ -227,6 +235,21 @@ bool yaml_key_less(std::string_view as, std::string_view bs) {
     return ar[i] < br[i];
   }
   return ar.size() < br.size();
+}
+
+/// The bytes of an ASCII string as runes, without copying them (sorting a map's keys compares
+/// each key many times; decoding both into vectors each time was 5% of a big chart's render).
+struct AsciiRunes {
+  std::string_view s;
+  [[nodiscard]] size_t size() const { return s.size(); }
+  char32_t operator[](size_t i) const { return static_cast<unsigned char>(s[i]); }
+};
+
+}  // namespace
+
+bool yaml_key_less(std::string_view as, std::string_view bs) {
+  if (is_ascii(as) && is_ascii(bs)) return key_less(AsciiRunes{as}, AsciiRunes{bs});
+  return key_less(runes(as), runes(bs));
 }
 
 std::string to_yaml(const Value& v) {

@@ -120,6 +120,10 @@ std::string go_reader_error(std::string_view text, size_t& offset) {
   for (size_t i = 0; i < text.size();) {
     offset = i;
     auto b = static_cast<unsigned char>(text[i]);
+    if (b >= 0x20 && b <= 0x7E) {  // printable ASCII, nearly every byte of a chart
+      ++i;
+      continue;
+    }
     size_t width = (b & 0x80) == 0      ? 1
                    : (b & 0xE0) == 0xC0 ? 2
                    : (b & 0xF0) == 0xE0 ? 3

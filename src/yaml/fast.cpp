@@ -35,12 +35,52 @@ void expect_end(std::string_view rest) {
   if (rest[i] != '#' || i == 0) decline();
 }
 
-/// A single-line quoted scalar at the start of `t` (no escapes); `end` is set past it.
+/// The hex digits t[i, i+4) as a code point; -1 when one is not a hex digit.
+int hex4(std::string_view t, size_t i) {
+  if (i + 4 > t.size()) return -1;
+  int v = 0;
+  for (size_t k = i; k < i + 4; ++k) {
+    int d = std::isxdigit(static_cast<unsigned char>(t[k]))
+                ? (std::isdigit(static_cast<unsigned char>(t[k])) ? t[k] - '0'
+                                                                  : (t[k] | 0x20) - 'a' + 10)
+                : -1;
+    if (d < 0) return -1;
+    v = v * 16 + d;
+  }
+  return v;
+}
+
+/// The escape at t[i] (a backslash) of a double-quoted scalar, appended to `out`; returns the
+/// index of its last character. Only the escapes that JSON and Go's %q print, which go-yaml
+/// reads as JSON does: \" \\ \n \t \r and \u of printable ASCII (toJson | quote prints
+/// \u003c for <). Any other escape goes to the full parser.
+size_t escape(std::string_view t, size_t i, std::string& out) {
+  if (i + 1 >= t.size()) decline();  // a line continuation
+  switch (t[i + 1]) {
+    case '"': out += '"'; return i + 1;
+    case '\\': out += '\\'; return i + 1;
+    case 'n': out += '\n'; return i + 1;
+    case 't': out += '\t'; return i + 1;
+    case 'r': out += '\r'; return i + 1;
+    case 'u': {
+      int c = hex4(t, i + 2);
+      if (c < 0x20 || c >= 0x7F) decline();
+      out += static_cast<char>(c);
+      return i + 5;
+    }
+    default: decline();
+  }
+}
+
+/// A single-line quoted scalar at the start of `t`; `end` is set past it.
 std::string quoted(std::string_view t, size_t& end) {
   char q = t[0];
   std::string out;
   for (size_t i = 1; i < t.size(); ++i) {
-    if (t[i] == '\\' && q == '"') decline();
+    if (t[i] == '\\' && q == '"') {
+      i = escape(t, i, out);
+      continue;
+    }
     if (t[i] != q) {
       out += t[i];
     } else if (q == '\'' && i + 1 < t.size() && t[i + 1] == '\'') {

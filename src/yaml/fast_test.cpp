@@ -64,6 +64,9 @@ const std::vector<std::string> k_accepted = {
     "metadata:\n  annotations:\n    \"helm.sh/hook\": test\n",
     "command: ['wget']\nargs: [ \"a b\", 1, true, x.y/z , 'it''s' ]  # c\n",
     "- [a, b]\n- [\"--flag=1\", -1, 1.5, null, a b]\n",
+    "a: \"x\\ny\\tz\\r\"\nb: \"say \\\"hi\\\" \\\\ \"\n",
+    "s: \"{\\\"k\\\":\\\"\\u003cv\\u003e \\u0026\\u0041\\\"}\"\n\"k\\\"1\": 2\n",
+    "a: [\"x\\\"y\", \"\\u0020\"]\n",
 };
 
 const std::vector<std::string> k_declined = {
@@ -80,7 +83,14 @@ const std::vector<std::string> k_declined = {
     "a: &x 1\nb: *x\n",
     "a: !!str 1\n",
     "a: {b: c}\n",
-    "a: \"x\\ny\"\n",
+    "a: \"x\\ 1\"\n",
+    "a: \"x\\/y\"\n",
+    "a: \"x\\0\"\n",
+    "a: \"\\x41\"\n",
+    "a: \"\\u00e9\"\n",
+    "a: \"\\u001b\"\n",
+    "a: \"\\u12\"\n",
+    "a: \"x\\\n  y\"\n",
     "a: 'multi\n  line'\n",
     "a: b\n  c\n",
     "a:\tb\n",
