@@ -16,8 +16,4 @@ namespace ejob::render {
 /// Whether a string is of `format`; an unknown format accepts everything.
 bool string_has_format(std::string_view format, std::string_view text);
 
-/// Whether a number is of `format`: gojsonschema's checkers take strings only, so a number
-/// fails every format they know (email included) and passes the others.
-bool number_has_format(std::string_view format);
-
 }  // namespace ejob::render
