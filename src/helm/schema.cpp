@@ -449,7 +449,11 @@ class Validator {
     if (m_draft == 4) return;
     if (const Value* names = get(n.s, "propertyNames"); names != nullptr) {
       for (const auto& [key, _] : m) {
+        // v6 validates a name as a document of its own (a fresh scope for its cycle check)
+        std::vector<std::pair<const Value*, size_t>> outer;
+        std::swap(outer, m_stack);
         Outcome o = validate(*names, Value::string(key), {});
+        std::swap(outer, m_stack);
         if (o) errs.add({}, "invalid propertyName " + quote(key), causes_of(std::move(*o)));
       }
     }

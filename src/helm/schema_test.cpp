@@ -113,6 +113,14 @@ TEST_CASE("schema: a $ref with one problem is not printed, with several it is") 
         "  - at '/p': multipleOf: got -1, want 2\n");
 }
 
+TEST_CASE("schema: a $ref cycle on one value is refused, a recursive schema is not") {
+  CHECK_THROWS_WITH(problems(R"({"$ref": "#"})", "1"), Catch::Contains("$ref cycle at ''"));
+  const std::string tree = R"({"properties": {"n": {"type": "integer"}, "kids": {"items":
+    {"$ref": "#"}}}})";
+  CHECK(problems(tree, R"({"kids": [{"kids": [{"n": "x"}]}]})") ==
+        "- at '/kids/0/kids/0/n': got string, want integer\n");
+}
+
 TEST_CASE("schema: locations are JSON pointers; propertyNames reports at ''") {
   CHECK(problems(R"({"properties": {"a/b": {"items": {"type": "string"}}}})",
                  R"({"a/b": ["x", 1]})") == "- at '/a~1b/1': got number, want string\n");
