@@ -8,6 +8,10 @@
 /// form, as there.
 ///
 /// email and idn-email are net/mail.ParseAddress (go/mail.hpp).
+///
+/// Helm >= 3.18 checks format with jsonschema v6's own checkers, which differ in places (v6
+/// wants an offset in `time`, takes upper-case hex in `uuid`, ...): schema.cpp asks these
+/// checks for the names v6 knows, which is as near as ejob comes (docs/template-versions.md).
 
 #include <string_view>
 
