@@ -198,7 +198,9 @@ using Outcome = std::optional<Problem>;  ///< nullopt: valid
 /// The errors of one schema against one value, folded as v6's validator.validate does.
 struct Errors {
   std::vector<Problem> list;
-  std::set<std::string> evaluated;  ///< property names evaluated (unevaluatedProperties)
+  /// What was evaluated, for unevaluatedProperties/Items: property names of an object,
+  /// indexes (decimal) of an array.
+  std::set<std::string> evaluated;
 
   void add(const std::vector<std::string>& where, std::string text,
            std::vector<Problem> causes = {}) {
@@ -552,12 +554,15 @@ class Validator {
       for (size_t i = 0; i < items.size(); ++i)
         errs.add(validate(*schemas, items[i], child(n.where, std::to_string(i))));
       evaluated = items.size();
+      mark_items(errs, 0, evaluated);
     } else if (schemas != nullptr && schemas->is_list()) {
       const List& tuple = schemas->as_list();
       evaluated = std::min(tuple.size(), items.size());
       for (size_t i = 0; i < evaluated; ++i)
         errs.add(validate(tuple[i], items[i], child(n.where, std::to_string(i))));
+      mark_items(errs, 0, evaluated);
       const Value* more = get(n.s, "additionalItems");
+      if (more != nullptr) mark_items(errs, evaluated, items.size());
       if (more != nullptr && more->is_bool() && !more->as_bool() && evaluated != items.size())
         errs.add(n.where,
                  fmt::format("last {} additionalItem(s) not allowed", items.size() - evaluated));
@@ -575,11 +580,18 @@ class Validator {
       evaluated = std::min(prefix->as_list().size(), items.size());
       for (size_t i = 0; i < evaluated; ++i)
         errs.add(validate(prefix->as_list()[i], items[i], child(n.where, std::to_string(i))));
+      mark_items(errs, 0, evaluated);
     }
     const Value* rest = get(n.s, "items");
-    if (rest != nullptr && (rest->is_map() || rest->is_bool()))
+    if (rest != nullptr && (rest->is_map() || rest->is_bool())) {
       for (size_t i = evaluated; i < items.size(); ++i)
         errs.add(validate(*rest, items[i], child(n.where, std::to_string(i))));
+      mark_items(errs, evaluated, items.size());
+    }
+  }
+
+  static void mark_items(Errors& errs, size_t from, size_t to) {
+    for (size_t i = from; i < to; ++i) errs.evaluated.insert(std::to_string(i));
   }
 
   /// contains (with minContains/maxContains from 2019-09): the items that fail it are the
@@ -592,10 +604,12 @@ class Validator {
     const List& items = n.v.as_list();
     for (size_t i = 0; i < items.size(); ++i) {
       Outcome o = validate(*c, items[i], child(n.where, std::to_string(i)));
-      if (o)
+      if (o) {
         failed.push_back(std::move(*o));
-      else
+      } else {
         matched.push_back(i);
+        if (m_draft >= 2020) mark_items(errs, i, i + 1);  // 2020-12: contains evaluates
+      }
     }
     const Value* min = m_draft >= 2019 ? get(n.s, "minContains") : nullptr;
     const Value* max = m_draft >= 2019 ? get(n.s, "maxContains") : nullptr;
@@ -704,9 +718,18 @@ class Validator {
     if (!matched) errs.add(n.where, "oneOf failed, none matched", std::move(failed));
   }
 
-  /// unevaluatedProperties (2019-09 on): the keys no keyword here, nor a valid subschema
-  /// in place, evaluated.
+  /// unevaluatedProperties and unevaluatedItems (2019-09 on): the keys or items no keyword
+  /// here, nor a valid subschema in place, evaluated (v6 walks them in a Go map's random
+  /// order; ours is sorted).
   void unevaluated(const Node& n, Errors& errs) {
+    if (const Value* rest = get(n.s, "unevaluatedItems");
+        rest != nullptr && json_type(n.v) == JsonType::Array) {
+      const List& items = n.v.as_list();
+      for (size_t i = 0; i < items.size(); ++i)
+        if (errs.evaluated.count(std::to_string(i)) == 0)
+          errs.add(validate(*rest, items[i], child(n.where, std::to_string(i))));
+      mark_items(errs, 0, items.size());
+    }
     const Value* rest = get(n.s, "unevaluatedProperties");
     if (rest == nullptr || json_type(n.v) != JsonType::Object) return;
     for (const auto& [key, value] : n.v.as_map())

@@ -40,6 +40,20 @@ TEST_CASE("schema: contains lists the failing items under it") {
   CHECK(problems(schema, R"({"data": ["a", 12]})").empty());
 }
 
+// TestValidateAgainstSchema2020: unevaluatedItems sees the items contains matched (2020-12).
+TEST_CASE("schema: unevaluatedItems skips what prefixItems, items and contains evaluated") {
+  const std::string schema =
+      R"({"properties": {"data": {"type": "array", "contains": {"type": "string"},
+          "unevaluatedItems": {"type": "number"}}}})";
+  CHECK(problems(schema, R"({"data": ["hello", 12]})").empty());
+  CHECK(problems(schema, R"({"data": ["hello", true]})") ==
+        "- at '/data/1': got boolean, want number\n");
+  CHECK(problems(R"({"prefixItems": [{}], "unevaluatedItems": false})", "[1, 2]") ==
+        "- at '/1': false schema\n");
+  CHECK(problems(R"({"prefixItems": [{}], "items": {}, "unevaluatedItems": false})", "[1, 2]")
+            .empty());
+}
+
 // The texts of v6's kind/kind.go.
 TEST_CASE("schema: v6's message for each keyword") {
   CHECK(problems(R"({"type": ["string", "integer", "null"]})", "1.5") ==
