@@ -146,7 +146,7 @@ TEST_CASE("render: pipeline errors carry Helm's messages") {
   t.write("values.schema.json", R"({"properties":{"replicas":{"type":"string"}}})");
   CHECK(render_error(t).starts_with(
       "values don't meet the specifications of the schema(s) in the following chart(s):\n"
-      "demo:\n- replicas: Invalid type. Expected: string, given: integer"));
+      "demo:\n- at '/replicas': got number, want string"));
   t.write("values.schema.json", "{}");
   t.write("Chart.yaml", "apiVersion: v2\nname: demo\nversion: 0.1.0\nkubeVersion: '>=1.40'\n");
   CHECK(render_error(t) ==

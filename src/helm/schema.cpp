@@ -4,10 +4,14 @@
 #include <re2/re2.h>
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <map>
 #include <memory>
 #include <optional>
+#include <set>
+#include <utility>
+#include <vector>
 
 #include "ejob/go/fmt.hpp"
 #include "ejob/go/json.hpp"
@@ -26,8 +30,8 @@ bool is_whole(double f) {
 
 __extension__ typedef __int128 Wide;  // GCC/Clang 128-bit integer
 
-/// Whether x / m is a whole number, computed on the shortest decimal forms as gojsonschema's
-/// big.Rat does (so 0.3 is a multiple of 0.1); doubles only when the decimals do not fit.
+/// Whether x / m is a whole number, computed on the shortest decimal forms as v6's big.Rat
+/// does (so 0.3 is a multiple of 0.1); doubles only when the decimals do not fit.
 bool multiple_of(double x, double m) {
   auto decimal = [](double f, Wide& digits, int& exp10) {
     std::string t = json::format_float(f);  // shortest round-trip digits
@@ -65,7 +69,7 @@ bool multiple_of(double x, double m) {
   return a % b == 0;
 }
 
-/// The JSON view of a values node, as Helm hands it to gojsonschema (YAML → JSON): numbers
+/// The JSON view of a values node, as Helm hands it to the validator (YAML → JSON): numbers
 /// are integers when integral, maps and lists as they are.
 enum class JsonType { Null, Boolean, Integer, Number, String, Array, Object, Other };
 
@@ -91,8 +95,8 @@ double number_of(const Value& v) {
   return v.as_float();
 }
 
-/// Numbers as float64, recursively: what marshalWithoutNumber compares (Go's JSON text of
-/// the value decoded without UseNumber).
+/// Numbers as float64, recursively, so that equal numbers have one JSON text: v6's equals
+/// compares numbers by value (const, enum, uniqueItems).
 Value normalized(const Value& v) {
   switch (json_type(v)) {
     case JsonType::Integer:
@@ -113,38 +117,44 @@ Value normalized(const Value& v) {
 
 std::string canonical_json(const Value& v) { return json::marshal(normalized(v)); }
 
-/// big.Float's %v of a schema number (shortest digits, exponent from 1e+06 on).
+/// Go's %v of a float64 (shortest digits, exponent from 1e+21 and below 1e-4): what v6 prints
+/// for the numbers of minimum, maximum, multipleOf and their kin (big.Rat → Float64 → %v).
 std::string number_text(const Value& v) { return format_v(Value::float64(number_of(v))); }
 
-/// gojsonschema's Result: errors in traversal order and the closeness score that picks the
-/// best failing branch of anyOf/oneOf/contains.
-struct Result {
-  std::vector<std::pair<std::string, std::string>> errors;  ///< (context, description)
-  int score = 0;
-  [[nodiscard]] bool valid() const { return errors.empty(); }
-  void merge(const Result& other) {
-    errors.insert(errors.end(), other.errors.begin(), other.errors.end());
-    score += other.score;
+/// v6's kind.quote: Go's %q, with `"` left bare and `'` escaped, between single quotes.
+std::string quote(std::string_view s) {
+  std::string q = go_quote(s);
+  std::string out = "'";
+  for (size_t i = 1; i + 1 < q.size(); ++i) {
+    if (q[i] == '\\' && q[i + 1] == '"') continue;  // \" becomes "
+    if (q[i] == '\'') out += '\\';
+    out += q[i];
   }
-};
-
-/// The field name of a context: `(root).a.b` without `(root).`.
-std::string field_of(const std::string& context) {
-  return context.starts_with("(root).") ? context.substr(7) : context;
+  return out + "'";
 }
 
-/// Whether santhosh-tekuri/jsonschema v6, which Helm >= 3.18 validates with, asserts `format`
-/// under this root schema: drafts 4, 6 and 7 do; 2019-09 and 2020-12 treat it as an annotation,
-/// and 2020-12 is what a schema without `$schema` (or with json-schema.org/schema) is (v6's
-/// draft.go draftFromURL, objcompiler.go assertFormat). An unknown `$schema` keeps the check.
-bool asserts_format(const Value& root) {
-  if (!root.is_map()) return false;
+/// v6's kind.display: a string quoted, an array or object as `value`, anything else as %v.
+std::string display(const Value& v) {
+  switch (json_type(v)) {
+    case JsonType::String: return quote(v.as_string());
+    case JsonType::Array:
+    case JsonType::Object: return "value";
+    case JsonType::Null: return "<nil>";
+    default: return format_v(v);
+  }
+}
+
+/// The JSON-Schema draft v6 compiles a values.schema.json under, from its `$schema` (v6's
+/// draft.go draftFromURL): 4, 6, 7, 2019 or 2020; no `$schema`, or json-schema.org/schema, is
+/// 2020-12. An unknown `$schema` is taken as draft 7.
+int draft_of(const Value& root) {
+  if (!root.is_map()) return 2020;
   auto it = root.as_map().find("$schema");
-  if (it == root.as_map().end() || !it->second.is_string()) return false;
+  if (it == root.as_map().end() || !it->second.is_string()) return 2020;
   std::string_view u = it->second.as_string();
   const size_t hash = u.find('#');
   if (hash != std::string_view::npos) {
-    if (hash + 1 != u.size()) return true;  // a fragment: not a draft v6 knows
+    if (hash + 1 != u.size()) return 7;  // a fragment: not a draft v6 knows
     u = u.substr(0, hash);
   }
   if (u.starts_with("http://")) {
@@ -152,71 +162,218 @@ bool asserts_format(const Value& root) {
   } else if (u.starts_with("https://")) {
     u.remove_prefix(8);
   }
-  return u != "json-schema.org/schema" && u != "json-schema.org/draft/2020-12/schema" &&
-         u != "json-schema.org/draft/2019-09/schema";
+  if (u == "json-schema.org/schema" || u == "json-schema.org/draft/2020-12/schema") return 2020;
+  if (u == "json-schema.org/draft/2019-09/schema") return 2019;
+  if (u == "json-schema.org/draft-04/schema") return 4;
+  if (u == "json-schema.org/draft-06/schema") return 6;
+  return 7;
+}
+
+/// The `format` names v6 asserts (its format.go table, and regex through the regexp engine).
+bool v6_knows_format(std::string_view name) {
+  static constexpr std::array<std::string_view, 19> k_names = {
+      "json-pointer",  "relative-json-pointer",
+      "uuid",          "duration",
+      "period",        "ipv4",
+      "ipv6",          "hostname",
+      "email",         "date",
+      "time",          "date-time",
+      "uri",           "iri",
+      "uri-reference", "iri-reference",
+      "uri-template",  "semver",
+      "regex"};
+  return std::find(k_names.begin(), k_names.end(), name) != k_names.end();
+}
+
+/// v6's ValidationError: where in the values, the kind's text and the errors under it.
+struct Problem {
+  std::vector<std::string> where;  ///< instance location, one token per step
+  std::string text;                ///< ErrorKind.LocalizedString
+  std::vector<Problem> causes;
+  bool reference = false;  ///< a $ref: not printed when it has exactly one cause
+};
+
+using Outcome = std::optional<Problem>;  ///< nullopt: valid
+
+/// The errors of one schema against one value, folded as v6's validator.validate does.
+struct Errors {
+  std::vector<Problem> list;
+  /// What was evaluated, for unevaluatedProperties/Items: property names of an object,
+  /// indexes (decimal) of an array.
+  std::set<std::string> evaluated;
+
+  void add(const std::vector<std::string>& where, std::string text,
+           std::vector<Problem> causes = {}) {
+    list.push_back(Problem{where, std::move(text), std::move(causes)});
+  }
+  void add(Outcome o) {
+    if (o) list.push_back(std::move(*o));
+  }
+  Outcome fold(const std::vector<std::string>& where) {
+    if (list.empty()) return std::nullopt;
+    if (list.size() == 1) return std::move(list[0]);
+    return Problem{where, "validation failed", std::move(list)};
+  }
+};
+
+/// Causes of a folded outcome: a group's members, or the problem itself.
+std::vector<Problem> causes_of(Problem p) {
+  if (p.text == "validation failed" && !p.reference && !p.causes.empty()) return p.causes;
+  return {std::move(p)};
+}
+
+std::string pointer(const std::vector<std::string>& where) {
+  std::string out;
+  for (const std::string& tok : where) {
+    out += '/';
+    for (char c : tok) out += c == '~' ? "~0" : c == '/' ? "~1" : std::string(1, c);
+  }
+  return out;
+}
+
+/// v6's ValidationError.display at indent >= 1, as Helm prints it once it has trimmed the
+/// first line (`jsonschema validation failed with 'file:///values.schema.json#'`).
+void display_problem(const Problem& p, int indent, std::string& out) {
+  const bool skip = p.reference && p.causes.size() == 1;
+  if (!skip) {
+    out += '\n';
+    for (int i = 0; i < indent - 1; ++i) out += "  ";
+    out += "- at " + quote(pointer(p.where)) + ": " + p.text;
+    ++indent;
+  }
+  for (const Problem& c : p.causes) display_problem(c, indent, out);
 }
 
 class Validator {
  public:
   Validator(const Value& root, const std::string& file)
-      : m_root(root), m_file(file), m_assert_format(asserts_format(root)) {}
+      : m_root(root), m_file(file), m_draft(draft_of(root)) {}
 
-  void validate(const Value& schema, const Value& node, Result& r, const std::string& ctx) {
-    if (schema.is_bool()) {
-      if (!schema.as_bool()) add(r, ctx, "False always fails validation");
-      return;
-    }
-    if (!schema.is_map()) return;
-    const Map& s = schema.as_map();
-    if (const Value* ref = get(s, "$ref"); ref != nullptr && ref->is_string()) {
-      validate(resolve(ref->as_string()), node, r, ctx);
-      return;
-    }
-    std::vector<std::string> types = types_of(s);
-    JsonType t = json_type(node);
-    std::string given = type_name(t);
-    bool ok = types.empty() || contains(types, given) ||
-              (t == JsonType::Integer && contains(types, "number"));
-    if (!ok) {
-      add(r, ctx,
-          fmt::format("Invalid type. Expected: {}, given: {}",
-                      types.size() == 1 ? types[0] : "[" + join(types, ",") + "]", given));
-      return;
-    }
-    validate_schema(s, node, r, ctx);
-    if (t == JsonType::Integer || t == JsonType::Number) validate_number(s, node, r, ctx);
-    if (t == JsonType::Array) validate_array(s, node.as_list(), r, ctx);
-    if (t == JsonType::Object) validate_object(s, node.as_map(), r, ctx);
-    validate_common(s, node, r, ctx);
-    if (t == JsonType::String) validate_string(s, node.as_string(), r, ctx);
-    if (t == JsonType::Object) {
-      if (const Value* props = get(s, "properties"); props != nullptr && props->is_map()) {
-        const Map& m = node.as_map();
-        for (const auto& [k, sub] : props->as_map())
-          if (auto it = m.find(k); it != m.end()) validate(sub, it->second, r, ctx + "." + k);
-      }
-    }
-    ++r.score;
+  /// Validate() of the compiled root: its problems, a group unfolded.
+  std::vector<Problem> run(const Value& values) {
+    Outcome o = validate(m_root, values, {});
+    return o ? causes_of(std::move(*o)) : std::vector<Problem>{};
   }
 
  private:
+  struct Node {
+    const Map& s;
+    const Value& v;
+    const std::vector<std::string>& where;
+  };
+
   static const Value* get(const Map& s, std::string_view key) {
     auto it = s.find(key);
     return it == s.end() ? nullptr : &it->second;
   }
-  static bool contains(const std::vector<std::string>& v, const std::string& x) {
-    return std::find(v.begin(), v.end(), x) != v.end();
+
+  /// One schema against one value; `evaluated` gets the property names it evaluated when
+  /// the value is valid (v6's uneval.merge).
+  Outcome validate(const Value& schema, const Value& v, const std::vector<std::string>& where,
+                   std::set<std::string>* evaluated = nullptr) {
+    if (schema.is_bool()) {
+      if (schema.as_bool()) return std::nullopt;
+      return Problem{where, "false schema", {}};
+    }
+    if (!schema.is_map()) return std::nullopt;
+    Guard guard(*this, schema, where);
+    Node n{schema.as_map(), v, where};
+    if (Outcome early = assertions(n)) return early;
+    Errors errs;
+    if (const Value* ref = get(n.s, "$ref"); ref != nullptr && ref->is_string()) {
+      Outcome r = reference(resolve(ref->as_string()), n, errs.evaluated);
+      if (m_draft < 2019) return finish(std::move(errs), r, where, evaluated);
+      errs.add(std::move(r));
+    }
+    if (json_type(v) == JsonType::Object) object(n, errs);
+    if (json_type(v) == JsonType::Array) array(n, errs);
+    if (json_type(v) == JsonType::String) string(n, errs);
+    if (json_type(v) == JsonType::Integer || json_type(v) == JsonType::Number) number(n, errs);
+    conditions(n, errs);
+    if (m_draft >= 2019) unevaluated(n, errs);
+    return finish(std::move(errs), std::nullopt, where, evaluated);
   }
-  static std::string join(const std::vector<std::string>& v, std::string_view sep) {
-    std::string out;
-    for (size_t i = 0; i < v.size(); ++i) out += (i > 0 ? std::string(sep) : "") + v[i];
-    return out;
+
+  static Outcome finish(Errors errs, Outcome ref, const std::vector<std::string>& where,
+                        std::set<std::string>* evaluated) {
+    if (ref) errs.add(std::move(ref));
+    Outcome o = errs.fold(where);
+    if (!o && evaluated != nullptr) evaluated->insert(errs.evaluated.begin(), errs.evaluated.end());
+    return o;
   }
+
+  /// $ref cycles on one value (v6's scope.checkCycle) would not end here: refused.
+  struct Guard {
+    Guard(Validator& self, const Value& schema, const std::vector<std::string>& where)
+        : m_self(self) {
+      for (const auto& [s, w] : self.m_stack)
+        if (s == &schema && w == where.size())
+          throw Error(ErrorCode::Input,
+                      "values.schema.json: $ref cycle at " + quote(pointer(where)), {self.m_file});
+      self.m_stack.emplace_back(&schema, where.size());
+    }
+    ~Guard() { m_self.m_stack.pop_back(); }
+    Guard(const Guard&) = delete;
+    Guard& operator=(const Guard&) = delete;
+
+   private:
+    Validator& m_self;
+  };
+
+  /// type, const, enum and format: the first that fails is the value's only error.
+  Outcome assertions(const Node& n) {
+    if (Outcome t = type(n)) return t;
+    if (const Value* c = get(n.s, "const"); c != nullptr && m_draft >= 6) {
+      if (canonical_json(n.v) != canonical_json(*c))
+        return Problem{
+            n.where, c->is_list() || c->is_map() ? "const failed" : "value must be " + display(*c)};
+    }
+    if (const Value* e = get(n.s, "enum"); e != nullptr && e->is_list()) {
+      const std::string have = canonical_json(n.v);
+      bool primitive = true;
+      std::vector<std::string> want;
+      for (const Value& x : e->as_list()) {
+        if (canonical_json(x) == have) return format(n);
+        primitive = primitive && !x.is_list() && !x.is_map();
+        want.push_back(display(x));
+      }
+      if (!primitive) return Problem{n.where, "enum failed"};
+      if (want.size() == 1) return Problem{n.where, "value must be " + want[0]};
+      return Problem{n.where, "value must be one of " + join(want, ", ")};
+    }
+    return format(n);
+  }
+
+  /// `got number, want integer or string`: the wanted types in v6's fixed order; every
+  /// number is `number` (an integral one still matches `integer`).
+  static Outcome type(const Node& n) {
+    const Value* t = get(n.s, "type");
+    if (t == nullptr) return std::nullopt;
+    std::vector<std::string> named;
+    if (t->is_string()) named.push_back(t->as_string());
+    if (t->is_list())
+      for (const Value& x : t->as_list())
+        if (x.is_string()) named.push_back(x.as_string());
+    static constexpr std::array<std::string_view, 7> k_order = {
+        "null", "boolean", "number", "integer", "string", "array", "object"};
+    std::vector<std::string> want;
+    for (std::string_view name : k_order)
+      if (std::find(named.begin(), named.end(), name) != named.end()) want.emplace_back(name);
+    if (want.empty()) return std::nullopt;
+    const JsonType jt = json_type(n.v);
+    std::string got = jt == JsonType::Integer ? "number" : type_name(jt);
+    auto has = [&](std::string_view x) {
+      return std::find(want.begin(), want.end(), x) != want.end();
+    };
+    if (has(got) || (jt == JsonType::Integer && has("integer"))) return std::nullopt;
+    return Problem{n.where, "got " + got + ", want " + join(want, " or ")};
+  }
+
   static std::string type_name(JsonType t) {
     switch (t) {
       case JsonType::Null: return "null";
       case JsonType::Boolean: return "boolean";
-      case JsonType::Integer: return "integer";
+      case JsonType::Integer:
       case JsonType::Number: return "number";
       case JsonType::String: return "string";
       case JsonType::Array: return "array";
@@ -224,20 +381,360 @@ class Validator {
       default: return "unknown";
     }
   }
-  static std::vector<std::string> types_of(const Map& s) {
+
+  static std::string join(const std::vector<std::string>& v, std::string_view sep) {
+    std::string out;
+    for (size_t i = 0; i < v.size(); ++i) out += (i > 0 ? std::string(sep) : "") + v[i];
+    return out;
+  }
+
+  /// v6 asserts format under drafts 4-7 only, on strings only. Which strings pass is decided
+  /// by gojsonschema's checks (schema_format.hpp); v6's reason after the colon is not printed.
+  Outcome format(const Node& n) const {
+    const Value* f = get(n.s, "format");
+    if (m_draft >= 2019 || f == nullptr || !f->is_string() || !n.v.is_string() ||
+        !v6_knows_format(f->as_string()) || string_has_format(f->as_string(), n.v.as_string()))
+      return std::nullopt;
+    return Problem{n.where, display(n.v) + " is not valid " + f->as_string()};
+  }
+
+  /// validateRef: a `validation failed` problem over the target's problems.
+  Outcome reference(const Value& target, const Node& n, std::set<std::string>& evaluated) {
+    Outcome o = validate(target, n.v, n.where, &evaluated);
+    if (!o) return std::nullopt;
+    Problem p{n.where, "validation failed", causes_of(std::move(*o)), true};
+    return p;
+  }
+
+  static std::vector<std::string> strings_of(const Value* list) {
     std::vector<std::string> out;
-    const Value* t = get(s, "type");
-    if (t == nullptr) return out;
-    if (t->is_string()) out.push_back(t->as_string());
-    if (t->is_list())
-      for (const Value& x : t->as_list())
+    if (list != nullptr && list->is_list())
+      for (const Value& x : list->as_list())
         if (x.is_string()) out.push_back(x.as_string());
     return out;
   }
 
-  static void add(Result& r, const std::string& ctx, std::string description) {
-    r.errors.emplace_back(ctx, std::move(description));
-    r.score -= 2;
+  static std::vector<std::string> missing(const Map& m, const std::vector<std::string>& names) {
+    std::vector<std::string> out;
+    for (const std::string& name : names)
+      if (m.find(name) == m.end()) out.push_back(name);
+    return out;
+  }
+
+  static std::string quoted_list(const std::vector<std::string>& names) {
+    std::vector<std::string> q;
+    for (const std::string& name : names) q.push_back(quote(name));
+    return join(q, ", ");
+  }
+
+  static std::vector<std::string> child(const std::vector<std::string>& where, std::string tok) {
+    std::vector<std::string> out = where;
+    out.push_back(std::move(tok));
+    return out;
+  }
+
+  /// objValidate. Where v6 walks a Go map (the value's keys, patternProperties,
+  /// dependencies, dependentRequired/Schemas) its order is random; ours is sorted by name.
+  void object(const Node& n, Errors& errs) {
+    const Map& m = n.v.as_map();
+    if (const Value* v = get(n.s, "minProperties");
+        v != nullptr && static_cast<double>(m.size()) < number_of(*v))
+      errs.add(n.where, fmt::format("minProperties: got {}, want {}", m.size(), number_text(*v)));
+    if (const Value* v = get(n.s, "maxProperties");
+        v != nullptr && static_cast<double>(m.size()) > number_of(*v))
+      errs.add(n.where, fmt::format("maxProperties: got {}, want {}", m.size(), number_text(*v)));
+    if (auto gone = missing(m, strings_of(get(n.s, "required"))); !gone.empty())
+      errs.add(n.where, gone.size() == 1 ? "missing property " + quote(gone[0])
+                                         : "missing properties " + quoted_list(gone));
+    dependencies(n, "dependencies", errs);
+    properties(n, errs);
+    if (m_draft == 4) return;
+    if (const Value* names = get(n.s, "propertyNames"); names != nullptr) {
+      for (const auto& [key, _] : m) {
+        // v6 validates a name as a document of its own (a fresh scope for its cycle check)
+        std::vector<std::pair<const Value*, size_t>> outer;
+        std::swap(outer, m_stack);
+        Outcome o = validate(*names, Value::string(key), {});
+        std::swap(outer, m_stack);
+        if (o) errs.add({}, "invalid propertyName " + quote(key), causes_of(std::move(*o)));
+      }
+    }
+    if (m_draft == 6 || m_draft == 7) return;
+    if (const Value* deps = get(n.s, "dependentSchemas"); deps != nullptr && deps->is_map())
+      for (const auto& [key, schema] : deps->as_map())
+        if (m.count(key) > 0) errs.add(validate(schema, n.v, n.where, &errs.evaluated));
+    dependencies(n, "dependentRequired", errs);
+  }
+
+  /// `dependencies` (every draft: a list of names or a schema) and `dependentRequired`.
+  void dependencies(const Node& n, std::string_view keyword, Errors& errs) {
+    const Value* deps = get(n.s, keyword);
+    if (deps == nullptr || !deps->is_map()) return;
+    const Map& m = n.v.as_map();
+    for (const auto& [key, dep] : deps->as_map()) {
+      if (m.count(key) == 0) continue;
+      if (dep.is_list()) {
+        if (auto gone = missing(m, strings_of(&dep)); !gone.empty())
+          errs.add(n.where,
+                   "properties " + quoted_list(gone) + " required, if " + quote(key) + " exists");
+      } else if (keyword == "dependencies") {
+        errs.add(validate(dep, n.v, n.where, &errs.evaluated));
+      }
+    }
+  }
+
+  /// properties, patternProperties and additionalProperties, key by key; the keys that
+  /// additionalProperties: false refuses make one problem after the walk.
+  void properties(const Node& n, Errors& errs) {
+    const Value* props = get(n.s, "properties");
+    const Value* patterns = get(n.s, "patternProperties");
+    const Value* additional = get(n.s, "additionalProperties");
+    std::vector<std::string> refused;
+    for (const auto& [key, value] : n.v.as_map()) {
+      bool evaluated = false;
+      if (props != nullptr && props->is_map())
+        if (const Value* sub = get(props->as_map(), key); sub != nullptr) {
+          evaluated = true;
+          errs.add(validate(*sub, value, child(n.where, key)));
+        }
+      if (patterns != nullptr && patterns->is_map())
+        for (const auto& [pattern, sub] : patterns->as_map())
+          if (search(pattern, key)) {
+            evaluated = true;
+            errs.add(validate(sub, value, child(n.where, key)));
+          }
+      if (!evaluated && additional != nullptr) {
+        evaluated = true;
+        if (additional->is_bool() && !additional->as_bool()) refused.push_back(key);
+        if (additional->is_map()) errs.add(validate(*additional, value, child(n.where, key)));
+      }
+      if (evaluated) errs.evaluated.insert(key);
+    }
+    if (!refused.empty())
+      errs.add(n.where, "additional properties " + quoted_list(refused) + " not allowed");
+  }
+
+  /// arrValidate: sizes, uniqueItems, items (the draft's form), contains.
+  void array(const Node& n, Errors& errs) {
+    const List& items = n.v.as_list();
+    const size_t len = items.size();
+    if (const Value* v = get(n.s, "minItems");
+        v != nullptr && static_cast<double>(len) < number_of(*v))
+      errs.add(n.where, fmt::format("minItems: got {}, want {}", len, number_text(*v)));
+    if (const Value* v = get(n.s, "maxItems");
+        v != nullptr && static_cast<double>(len) > number_of(*v))
+      errs.add(n.where, fmt::format("maxItems: got {}, want {}", len, number_text(*v)));
+    if (const Value* u = get(n.s, "uniqueItems"); u != nullptr && u->is_bool() && u->as_bool())
+      if (auto pair = duplicates(items))
+        errs.add(n.where, fmt::format("items at {} and {} are equal", pair->first, pair->second));
+    if (m_draft < 2020)
+      tuple_items(n, errs);
+    else
+      prefix_items(n, errs);
+    contains(n, errs);
+  }
+
+  /// The first later item equal to an earlier one, and the first earlier one it equals.
+  static std::optional<std::pair<size_t, size_t>> duplicates(const List& items) {
+    std::vector<std::string> text;
+    for (const Value& x : items) text.push_back(canonical_json(x));
+    for (size_t i = 1; i < text.size(); ++i)
+      for (size_t j = 0; j < i; ++j)
+        if (text[i] == text[j]) return std::make_pair(j, i);
+    return std::nullopt;
+  }
+
+  /// Drafts 4-2019: `items` as one schema or a tuple, then `additionalItems`. v6 names an
+  /// additional item by its index among the additional ones (arr[evaluated:]), as here.
+  void tuple_items(const Node& n, Errors& errs) {
+    const List& items = n.v.as_list();
+    const Value* schemas = get(n.s, "items");
+    size_t evaluated = 0;
+    if (schemas != nullptr && (schemas->is_map() || schemas->is_bool())) {
+      for (size_t i = 0; i < items.size(); ++i)
+        errs.add(validate(*schemas, items[i], child(n.where, std::to_string(i))));
+      evaluated = items.size();
+      mark_items(errs, 0, evaluated);
+    } else if (schemas != nullptr && schemas->is_list()) {
+      const List& tuple = schemas->as_list();
+      evaluated = std::min(tuple.size(), items.size());
+      for (size_t i = 0; i < evaluated; ++i)
+        errs.add(validate(tuple[i], items[i], child(n.where, std::to_string(i))));
+      mark_items(errs, 0, evaluated);
+      const Value* more = get(n.s, "additionalItems");
+      if (more != nullptr) mark_items(errs, evaluated, items.size());
+      if (more != nullptr && more->is_bool() && !more->as_bool() && evaluated != items.size())
+        errs.add(n.where,
+                 fmt::format("last {} additionalItem(s) not allowed", items.size() - evaluated));
+      if (more != nullptr && more->is_map())
+        for (size_t i = evaluated; i < items.size(); ++i)
+          errs.add(validate(*more, items[i], child(n.where, std::to_string(i - evaluated))));
+    }
+  }
+
+  /// 2020-12: `prefixItems`, then `items` for the rest.
+  void prefix_items(const Node& n, Errors& errs) {
+    const List& items = n.v.as_list();
+    size_t evaluated = 0;
+    if (const Value* prefix = get(n.s, "prefixItems"); prefix != nullptr && prefix->is_list()) {
+      evaluated = std::min(prefix->as_list().size(), items.size());
+      for (size_t i = 0; i < evaluated; ++i)
+        errs.add(validate(prefix->as_list()[i], items[i], child(n.where, std::to_string(i))));
+      mark_items(errs, 0, evaluated);
+    }
+    const Value* rest = get(n.s, "items");
+    if (rest != nullptr && (rest->is_map() || rest->is_bool())) {
+      for (size_t i = evaluated; i < items.size(); ++i)
+        errs.add(validate(*rest, items[i], child(n.where, std::to_string(i))));
+      mark_items(errs, evaluated, items.size());
+    }
+  }
+
+  static void mark_items(Errors& errs, size_t from, size_t to) {
+    for (size_t i = from; i < to; ++i) errs.evaluated.insert(std::to_string(i));
+  }
+
+  /// contains (with minContains/maxContains from 2019-09): the items that fail it are the
+  /// causes of `no items match contains schema`.
+  void contains(const Node& n, Errors& errs) {
+    const Value* c = get(n.s, "contains");
+    if (c == nullptr || m_draft < 6) return;
+    std::vector<Problem> failed;
+    std::vector<size_t> matched;
+    const List& items = n.v.as_list();
+    for (size_t i = 0; i < items.size(); ++i) {
+      Outcome o = validate(*c, items[i], child(n.where, std::to_string(i)));
+      if (o) {
+        failed.push_back(std::move(*o));
+      } else {
+        matched.push_back(i);
+        if (m_draft >= 2020) mark_items(errs, i, i + 1);  // 2020-12: contains evaluates
+      }
+    }
+    const Value* min = m_draft >= 2019 ? get(n.s, "minContains") : nullptr;
+    const Value* max = m_draft >= 2019 ? get(n.s, "maxContains") : nullptr;
+    auto at = [&] { return fmt::format("{}", fmt::join(matched, " ")); };
+    if (min != nullptr && static_cast<double>(matched.size()) < number_of(*min)) {
+      errs.add(n.where,
+               matched.empty()
+                   ? fmt::format("min {} items required to match contains schema, but none "
+                                 "matched",
+                                 number_text(*min))
+                   : fmt::format("min {} items required to match contains schema, but matched "
+                                 "{} items at {}",
+                                 number_text(*min), matched.size(), at()),
+               std::move(failed));
+    } else if (min == nullptr && matched.empty()) {
+      errs.add(n.where, "no items match contains schema", std::move(failed));
+    }
+    if (max != nullptr && static_cast<double>(matched.size()) > number_of(*max))
+      errs.add(n.where, fmt::format("max {} items required to match contains schema, but "
+                                    "matched {} items at {}",
+                                    number_text(*max), matched.size(), at()));
+  }
+
+  /// strValidate: lengths in runes, then pattern (an unanchored Go regexp).
+  void string(const Node& n, Errors& errs) {
+    const std::string& str = n.v.as_string();
+    size_t runes = 0;
+    for (unsigned char c : str) runes += (c & 0xC0) != 0x80 ? 1 : 0;
+    if (const Value* v = get(n.s, "minLength");
+        v != nullptr && static_cast<double>(runes) < number_of(*v))
+      errs.add(n.where, fmt::format("minLength: got {}, want {}", runes, number_text(*v)));
+    if (const Value* v = get(n.s, "maxLength");
+        v != nullptr && static_cast<double>(runes) > number_of(*v))
+      errs.add(n.where, fmt::format("maxLength: got {}, want {}", runes, number_text(*v)));
+    if (const Value* p = get(n.s, "pattern");
+        p != nullptr && p->is_string() && !search(p->as_string(), str))
+      errs.add(n.where, quote(str) + " does not match pattern " + quote(p->as_string()));
+  }
+
+  /// numValidate: minimum, maximum, their exclusive forms (draft 4: flags on them), multipleOf.
+  void number(const Node& n, Errors& errs) {
+    const double x = number_of(n.v);
+    const Value* max = get(n.s, "maximum");
+    const Value* xmax = get(n.s, "exclusiveMaximum");
+    if (xmax != nullptr && xmax->is_bool()) {
+      xmax = xmax->as_bool() ? std::exchange(max, nullptr) : nullptr;
+    }
+    const Value* min = get(n.s, "minimum");
+    const Value* xmin = get(n.s, "exclusiveMinimum");
+    if (xmin != nullptr && xmin->is_bool()) {
+      xmin = xmin->as_bool() ? std::exchange(min, nullptr) : nullptr;
+    }
+    auto add = [&](std::string_view keyword, const Value& want) {
+      errs.add(n.where, fmt::format("{}: got {}, want {}", keyword, format_v(Value::float64(x)),
+                                    number_text(want)));
+    };
+    if (min != nullptr && x < number_of(*min)) add("minimum", *min);
+    if (max != nullptr && x > number_of(*max)) add("maximum", *max);
+    if (xmin != nullptr && x <= number_of(*xmin)) add("exclusiveMinimum", *xmin);
+    if (xmax != nullptr && x >= number_of(*xmax)) add("exclusiveMaximum", *xmax);
+    if (const Value* m = get(n.s, "multipleOf"); m != nullptr && number_of(*m) != 0)
+      if (!multiple_of(x, number_of(*m))) add("multipleOf", *m);
+  }
+
+  /// condValidate: not, allOf, anyOf, oneOf, if/then/else on the same value.
+  void conditions(const Node& n, Errors& errs) {
+    if (const Value* no = get(n.s, "not"); no != nullptr && !validate(*no, n.v, n.where))
+      errs.add(n.where, "not failed");
+    if (const Value* all = get(n.s, "allOf"); all != nullptr && all->is_list()) {
+      std::vector<Problem> failed;
+      for (const Value& sub : all->as_list())
+        if (Outcome o = validate(sub, n.v, n.where, &errs.evaluated)) failed.push_back(*o);
+      if (!failed.empty()) errs.add(n.where, "allOf failed", std::move(failed));
+    }
+    if (const Value* any = get(n.s, "anyOf"); any != nullptr && any->is_list()) {
+      std::vector<Problem> failed;
+      for (const Value& sub : any->as_list())
+        if (Outcome o = validate(sub, n.v, n.where, &errs.evaluated)) failed.push_back(*o);
+      if (failed.size() == any->as_list().size())
+        errs.add(n.where, "anyOf failed", std::move(failed));
+    }
+    one_of(n, errs);
+    if (const Value* cond = get(n.s, "if"); cond != nullptr) {
+      const bool holds = !validate(*cond, n.v, n.where, &errs.evaluated);
+      if (const Value* branch = get(n.s, holds ? "then" : "else"); branch != nullptr)
+        errs.add(validate(*branch, n.v, n.where, &errs.evaluated));
+    }
+  }
+
+  /// oneOf: `none matched` over every failure, or the first two that matched.
+  void one_of(const Node& n, Errors& errs) {
+    const Value* one = get(n.s, "oneOf");
+    if (one == nullptr || !one->is_list()) return;
+    std::optional<size_t> matched;
+    std::vector<Problem> failed;
+    for (size_t i = 0; i < one->as_list().size(); ++i) {
+      Outcome o = validate(one->as_list()[i], n.v, n.where, &errs.evaluated);
+      if (o && !matched) failed.push_back(std::move(*o));
+      if (o) continue;
+      if (matched) {
+        errs.add(n.where, fmt::format("oneOf failed, subschemas {}, {} matched", *matched, i));
+        return;
+      }
+      matched = i;
+    }
+    if (!matched) errs.add(n.where, "oneOf failed, none matched", std::move(failed));
+  }
+
+  /// unevaluatedProperties and unevaluatedItems (2019-09 on): the keys or items no keyword
+  /// here, nor a valid subschema in place, evaluated (v6 walks them in a Go map's random
+  /// order; ours is sorted).
+  void unevaluated(const Node& n, Errors& errs) {
+    if (const Value* rest = get(n.s, "unevaluatedItems");
+        rest != nullptr && json_type(n.v) == JsonType::Array) {
+      const List& items = n.v.as_list();
+      for (size_t i = 0; i < items.size(); ++i)
+        if (errs.evaluated.count(std::to_string(i)) == 0)
+          errs.add(validate(*rest, items[i], child(n.where, std::to_string(i))));
+      mark_items(errs, 0, items.size());
+    }
+    const Value* rest = get(n.s, "unevaluatedProperties");
+    if (rest == nullptr || json_type(n.v) != JsonType::Object) return;
+    for (const auto& [key, value] : n.v.as_map())
+      if (errs.evaluated.count(key) == 0) errs.add(validate(*rest, value, child(n.where, key)));
+    for (const auto& [key, _] : n.v.as_map()) errs.evaluated.insert(key);
   }
 
   /// `#`, `#/definitions/x`, `#/$defs/x`, `#/properties/a/items`: JSON pointers in the file.
@@ -246,277 +743,32 @@ class Validator {
       throw Error(ErrorCode::Input, "values.schema.json: only local $ref (#/...) is supported",
                   {m_file});
     const Value* cur = &m_root;
-    std::string pointer = ref.substr(1);
-    size_t pos = pointer.empty() ? std::string::npos : 1;
-    while (pos != std::string::npos && pos <= pointer.size()) {
-      size_t slash = pointer.find('/', pos);
-      std::string token = pointer.substr(pos, slash == std::string::npos ? slash : slash - pos);
-      pos = slash == std::string::npos ? std::string::npos : slash + 1;
-      for (size_t i; (i = token.find("~1")) != std::string::npos;) token.replace(i, 2, "/");
-      for (size_t i; (i = token.find("~0")) != std::string::npos;) token.replace(i, 2, "~");
-      if (cur->is_map()) {
-        const Value* next = get(cur->as_map(), token);
-        if (next == nullptr) break;
-        cur = next;
-      } else if (cur->is_list() && !token.empty() &&
-                 token.find_first_not_of("0123456789") == std::string::npos &&
-                 std::stoul(token) < cur->as_list().size()) {
-        cur = &cur->as_list()[std::stoul(token)];
-      } else {
+    std::string rest = ref.substr(1);
+    while (cur != nullptr && !rest.empty()) {
+      if (rest[0] != '/') {
         cur = nullptr;
         break;
       }
+      const size_t slash = rest.find('/', 1);
+      std::string token = rest.substr(1, slash == std::string::npos ? slash : slash - 1);
+      rest = slash == std::string::npos ? "" : rest.substr(slash);
+      for (size_t i; (i = token.find("~1")) != std::string::npos;) token.replace(i, 2, "/");
+      for (size_t i; (i = token.find("~0")) != std::string::npos;) token.replace(i, 2, "~");
+      cur = step(*cur, token);
     }
-    if (cur == nullptr || pos != std::string::npos)
+    if (cur == nullptr)
       throw Error(ErrorCode::Input, "values.schema.json: $ref " + ref + " does not resolve",
                   {m_file});
     return *cur;
   }
 
-  Result sub(const Value& schema, const Value& node, const std::string& ctx) {
-    Result r;
-    validate(schema, node, r, ctx);
-    return r;
-  }
-
-  void validate_schema(const Map& s, const Value& node, Result& r, const std::string& ctx) {
-    if (const Value* any = get(s, "anyOf"); any != nullptr && any->is_list()) {
-      std::optional<Result> best;
-      bool matched = false;
-      for (const Value& alt : any->as_list()) {
-        Result res = sub(alt, node, ctx);
-        if (res.valid()) {
-          matched = true;
-          break;
-        }
-        if (!best || res.score > best->score) best = std::move(res);
-      }
-      if (!matched) {
-        add(r, ctx, "Must validate at least one schema (anyOf)");
-        if (best) r.merge(*best);
-      }
-    }
-    if (const Value* one = get(s, "oneOf"); one != nullptr && one->is_list()) {
-      int passed = 0;
-      std::optional<Result> best;
-      for (const Value& alt : one->as_list()) {
-        Result res = sub(alt, node, ctx);
-        if (res.valid())
-          ++passed;
-        else if (passed == 0 && (!best || res.score > best->score))
-          best = std::move(res);
-      }
-      if (passed != 1) {
-        add(r, ctx, "Must validate one and only one schema (oneOf)");
-        if (passed == 0 && best) r.merge(*best);
-      }
-    }
-    if (const Value* all = get(s, "allOf"); all != nullptr && all->is_list()) {
-      size_t passed = 0;
-      for (const Value& alt : all->as_list()) {
-        Result res = sub(alt, node, ctx);
-        if (res.valid()) ++passed;
-        r.merge(res);
-      }
-      if (passed != all->as_list().size()) add(r, ctx, "Must validate all the schemas (allOf)");
-    }
-    if (const Value* no = get(s, "not"); no != nullptr && sub(*no, node, ctx).valid())
-      add(r, ctx, "Must not validate the schema (not)");
-    if (const Value* deps = get(s, "dependencies");
-        deps != nullptr && deps->is_map() && node.is_map()) {
-      const Map& m = node.as_map();
-      for (const auto& [key, _] : m) {
-        const Value* dep = get(deps->as_map(), key);
-        if (dep == nullptr) continue;
-        if (dep->is_list()) {
-          for (const Value& need : dep->as_list())
-            if (need.is_string() && m.find(need.as_string()) == m.end())
-              add(r, ctx, "Has a dependency on " + need.as_string());
-        } else {
-          validate(*dep, node, r, ctx);
-        }
-      }
-    }
-    if (const Value* cond = get(s, "if"); cond != nullptr) {
-      bool holds = sub(*cond, node, ctx).valid();
-      const Value* branch = get(s, holds ? "then" : "else");
-      if (branch != nullptr) {
-        Result res = sub(*branch, node, ctx);
-        if (!res.valid()) {
-          add(r, ctx,
-              holds ? R"(Must validate "then" as "if" was valid)"
-                    : R"(Must validate "else" as "if" was not valid)");
-          r.merge(res);
-        }
-      }
-    }
-    ++r.score;
-  }
-
-  void validate_common(const Map& s, const Value& node, Result& r, const std::string& ctx) {
-    std::string field = field_of(ctx);
-    if (const Value* c = get(s, "const"); c != nullptr) {
-      std::string want = canonical_json(*c);
-      if (canonical_json(node) != want) add(r, ctx, field + " does not match: " + want);
-    }
-    if (const Value* e = get(s, "enum"); e != nullptr && e->is_list() && !e->as_list().empty()) {
-      std::string have = canonical_json(node);
-      std::vector<std::string> allowed;
-      for (const Value& x : e->as_list()) allowed.push_back(canonical_json(x));
-      if (!contains(allowed, have))
-        add(r, ctx, field + " must be one of the following: " + join(allowed, ", "));
-    }
-    ++r.score;
-  }
-
-  void validate_array(const Map& s, const List& items, Result& r, const std::string& ctx) {
-    size_t n = items.size();
-    const Value* schemas = get(s, "items");
-    if (schemas != nullptr && (schemas->is_map() || schemas->is_bool())) {
-      for (size_t i = 0; i < n; ++i)
-        r.merge(sub(*schemas, items[i], ctx + "." + std::to_string(i)));
-    } else if (schemas != nullptr && schemas->is_list() && !schemas->as_list().empty()) {
-      const List& tuple = schemas->as_list();
-      for (size_t i = 0; i < tuple.size() && i < n; ++i)
-        r.merge(sub(tuple[i], items[i], ctx + "." + std::to_string(i)));
-      const Value* more = get(s, "additionalItems");
-      if (tuple.size() < n && more != nullptr) {
-        if (more->is_bool() && !more->as_bool())
-          add(r, ctx, "No additional items allowed on array");
-        if (more->is_map())
-          for (size_t i = tuple.size(); i < n; ++i)
-            r.merge(sub(*more, items[i], ctx + "." + std::to_string(i)));
-      }
-    }
-    if (const Value* v = get(s, "minItems"); v != nullptr && static_cast<double>(n) < number_of(*v))
-      add(r, ctx, "Array must have at least " + number_text(*v) + " items");
-    if (const Value* v = get(s, "maxItems"); v != nullptr && static_cast<double>(n) > number_of(*v))
-      add(r, ctx, "Array must have at most " + number_text(*v) + " items");
-    if (const Value* u = get(s, "uniqueItems"); u != nullptr && u->is_bool() && u->as_bool()) {
-      std::map<std::string, size_t> seen;
-      for (size_t j = 0; j < n; ++j) {
-        std::string text = canonical_json(items[j]);
-        if (auto it = seen.find(text); it != seen.end())
-          add(r, ctx, fmt::format("array items[{},{}] must be unique", it->second, j));
-        seen[text] = j;
-      }
-    }
-    if (const Value* c = get(s, "contains"); c != nullptr) {
-      std::optional<Result> best;
-      bool matched = false;
-      for (size_t i = 0; i < n && !matched; ++i) {
-        Result res = sub(*c, items[i], ctx + "." + std::to_string(i));
-        matched = res.valid();
-        if (!matched && (!best || res.score > best->score)) best = std::move(res);
-      }
-      if (!matched) {
-        add(r, ctx, "At least one of the items must match");
-        if (best) r.merge(*best);
-      }
-    }
-    ++r.score;
-  }
-
-  bool pattern_properties(const Map& s, const std::string& key, const Value& value, Result& r,
-                          const std::string& ctx) {
-    const Value* pp = get(s, "patternProperties");
-    if (pp == nullptr || !pp->is_map()) return false;
-    bool matched = false;
-    for (const auto& [pattern, schema] : pp->as_map()) {
-      if (!search(pattern, key)) continue;
-      matched = true;
-      r.merge(sub(schema, value, ctx + "." + key));
-    }
-    if (matched) ++r.score;
-    return matched;
-  }
-
-  void validate_object(const Map& s, const Map& m, Result& r, const std::string& ctx) {
-    if (const Value* v = get(s, "minProperties");
-        v != nullptr && static_cast<double>(m.size()) < number_of(*v))
-      add(r, ctx, "Must have at least " + number_text(*v) + " properties");
-    if (const Value* v = get(s, "maxProperties");
-        v != nullptr && static_cast<double>(m.size()) > number_of(*v))
-      add(r, ctx, "Must have at most " + number_text(*v) + " properties");
-    if (const Value* req = get(s, "required"); req != nullptr && req->is_list()) {
-      for (const Value& name : req->as_list()) {
-        if (!name.is_string()) continue;
-        if (m.find(name.as_string()) != m.end())
-          ++r.score;
-        else
-          add(r, ctx, name.as_string() + " is required");
-      }
-    }
-    const Value* props = get(s, "properties");
-    const Value* additional = get(s, "additionalProperties");
-    for (const auto& [key, value] : m) {
-      bool described = props != nullptr && props->is_map() && props->as_map().count(key) > 0;
-      bool matched = pattern_properties(s, key, value, r, ctx);
-      if (described || matched || additional == nullptr) continue;
-      if (additional->is_bool() && !additional->as_bool())
-        add(r, ctx, "Additional property " + key + " is not allowed");
-      else if (additional->is_map())
-        r.merge(sub(*additional, value, ctx + "." + key));
-    }
-    if (const Value* names = get(s, "propertyNames"); names != nullptr) {
-      for (const auto& [key, _] : m) {
-        Result res = sub(*names, Value::string(key), ctx);
-        if (!res.valid()) {
-          add(r, ctx, "Property name of \"" + key + "\" does not match");
-          r.merge(res);
-        }
-      }
-    }
-    ++r.score;
-  }
-
-  void validate_string(const Map& s, const std::string& str, Result& r, const std::string& ctx) {
-    size_t runes = 0;
-    for (unsigned char c : str) runes += (c & 0xC0) != 0x80 ? 1 : 0;
-    if (const Value* v = get(s, "minLength");
-        v != nullptr && static_cast<double>(runes) < number_of(*v))
-      add(r, ctx, "String length must be greater than or equal to " + number_text(*v));
-    if (const Value* v = get(s, "maxLength");
-        v != nullptr && static_cast<double>(runes) > number_of(*v))
-      add(r, ctx, "String length must be less than or equal to " + number_text(*v));
-    if (const Value* p = get(s, "pattern");
-        p != nullptr && p->is_string() && !search(p->as_string(), str))
-      add(r, ctx, "Does not match pattern '" + p->as_string() + "'");
-    if (const Value* f = get(s, "format"); m_assert_format && f != nullptr && f->is_string() &&
-                                           !string_has_format(f->as_string(), str))
-      add(r, ctx, "Does not match format '" + f->as_string() + "'");
-    ++r.score;
-  }
-
-  void validate_number(const Map& s, const Value& node, Result& r, const std::string& ctx) {
-    double x = number_of(node);
-    if (const Value* m = get(s, "multipleOf"); m != nullptr && number_of(*m) != 0) {
-      if (!multiple_of(x, number_of(*m))) add(r, ctx, "Must be a multiple of " + number_text(*m));
-    }
-    const Value* max = get(s, "maximum");
-    const Value* xmax = get(s, "exclusiveMaximum");
-    if (xmax != nullptr && xmax->is_bool()) {  // draft 4: a flag on maximum
-      xmax = xmax->as_bool() ? max : nullptr;
-      if (xmax != nullptr) max = nullptr;
-    }
-    const Value* min = get(s, "minimum");
-    const Value* xmin = get(s, "exclusiveMinimum");
-    if (xmin != nullptr && xmin->is_bool()) {
-      xmin = xmin->as_bool() ? min : nullptr;
-      if (xmin != nullptr) min = nullptr;
-    }
-    if (max != nullptr && x > number_of(*max))
-      add(r, ctx, "Must be less than or equal to " + number_text(*max));
-    if (xmax != nullptr && x >= number_of(*xmax))
-      add(r, ctx, "Must be less than " + number_text(*xmax));
-    if (min != nullptr && x < number_of(*min))
-      add(r, ctx, "Must be greater than or equal to " + number_text(*min));
-    if (xmin != nullptr && x <= number_of(*xmin))
-      add(r, ctx, "Must be greater than " + number_text(*xmin));
-    if (const Value* f = get(s, "format");
-        m_assert_format && f != nullptr && f->is_string() && !number_has_format(f->as_string()))
-      add(r, ctx, "Does not match format '" + f->as_string() + "'");
-    ++r.score;
+  static const Value* step(const Value& cur, const std::string& token) {
+    if (cur.is_map()) return get(cur.as_map(), token);
+    if (cur.is_list() && !token.empty() &&
+        token.find_first_not_of("0123456789") == std::string::npos &&
+        std::stoul(token) < cur.as_list().size())
+      return &cur.as_list()[std::stoul(token)];
+    return nullptr;
   }
 
   /// Go's regexp.MatchString: an unanchored search (RE2 syntax, as Go's).
@@ -537,10 +789,27 @@ class Validator {
 
   const Value& m_root;
   std::string m_file;
-  bool m_assert_format;  ///< asserts_format(m_root)
+  int m_draft;                                           ///< draft_of(m_root)
+  std::vector<std::pair<const Value*, size_t>> m_stack;  ///< schemas on the current value
   std::map<std::string, std::unique_ptr<RE2>> m_regexes;
 };
 
+/// Go's %T of a values node Helm finds where a subchart's table should be.
+std::string go_type(const Value& v) {
+  switch (v.kind()) {
+    case GoKind::Bool: return "bool";
+    case GoKind::Int: return "int64";
+    case GoKind::Uint: return "uint64";
+    case GoKind::Float: return "float64";
+    case GoKind::String: return "string";
+    case GoKind::Slice: return "[]interface {}";
+    default: return "map[string]interface {}";
+  }
+}
+
+/// ValidateAgainstSchema: the chart's problems under `NAME:`, then each subchart's against
+/// its own table; a subchart without values is skipped, one whose values are not a table
+/// is reported.
 void validate_tree(const Chart& chart, const Map& values, std::string& report) {
   if (!chart.schema.empty()) {
     std::string problems =
@@ -549,9 +818,13 @@ void validate_tree(const Chart& chart, const Map& values, std::string& report) {
   }
   for (const ChartPtr& sub : chart.dependencies) {
     auto it = values.find(sub->name());
-    Map empty;
-    validate_tree(*sub, it != values.end() && it->second.is_map() ? it->second.as_map() : empty,
-                  report);
+    if (it == values.end() || it->second.kind() == GoKind::Invalid) continue;
+    if (!it->second.is_map()) {
+      report += sub->name() + ":\ninvalid type for values: expected object (map), got " +
+                go_type(it->second) + "\n";
+      continue;
+    }
+    validate_tree(*sub, it->second.as_map(), report);
   }
 }
 
@@ -562,12 +835,11 @@ std::string schema_problems(const std::string& schema_text, const Value& values,
   json::Decoded schema = json::unmarshal(schema_text);
   if (!schema.error.empty())
     throw Error(ErrorCode::Input, "values.schema.json is not valid JSON: " + schema.error, {file});
-  Result result;
-  Validator(schema.value, file).validate(schema.value, values, result, "(root)");
+  std::vector<Problem> problems = Validator(schema.value, file).run(values);
+  if (problems.empty()) return "";
   std::string out;
-  for (const auto& [ctx, description] : result.errors)
-    out += "- " + field_of(ctx) + ": " + description + "\n";
-  return out;
+  for (const Problem& p : problems) display_problem(p, 1, out);
+  return out.substr(1) + "\n";  // JSONSchemaValidationError.Error(): first line gone, "\n" on
 }
 
 void validate_values(const Chart& chart, const Map& values) {

@@ -121,6 +121,4 @@ bool string_has_format(std::string_view format, std::string_view text) {
   return check == nullptr || check(text);
 }
 
-bool number_has_format(std::string_view format) { return checker(format) == nullptr; }
-
 }  // namespace ejob::render

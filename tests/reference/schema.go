@@ -6,6 +6,8 @@ package main
 // first (so 3.0 is the integer 3), `null` values become `{}`, and each failure is one
 // `- FIELD: DESCRIPTION` line under a `CHART:` line; the caller adds
 // "values don't meet the specifications of the schema(s) in the following chart(s):\n".
+// Helm >= 3.18 validates with jsonschema v6 and words its errors differently: the schema
+// cases whose values fail state Helm v3.21's message in a want-error section instead.
 
 import (
 	"bytes"
