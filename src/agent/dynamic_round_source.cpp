@@ -193,6 +193,12 @@ void DynamicRoundSource::publish_master_torch2(Round& round, KeyValueStore& stor
     std::vector<std::string> master = store.get({"MASTER_ADDR", "MASTER_PORT"});
     m_bootstrap.emplace(master[0], parse_port(master[1], round.version));
   }
+  // torch's own shared workers' store keeps the last attempt's keys, and the new attempt's
+  // gloo rendezvous can read a dead worker's address (two torchrun 2.6 agents hang in 2 of 3
+  // restarts here). Every worker of the last round is stopped once a round completes, and
+  // group rank 0 publishes the ranks only after this, so no worker of this round wrote yet.
+  if (m_worker_store && round.version != m_worker_store_round) m_worker_store->clear();
+  if (m_worker_store) m_worker_store_round = round.version;
   round.master_addr = m_bootstrap->first;
   round.master_port = m_bootstrap->second;
 }

@@ -47,6 +47,7 @@ class DynamicRoundSource : public RoundSource {
   /// torch 2.x: the master found in the first round, kept for every later one.
   std::optional<std::pair<std::string, int>> m_bootstrap;
   std::unique_ptr<TcpStoreServer> m_worker_store;  ///< 2.x, group rank 0 of the first round
+  std::string m_worker_store_round;                ///< the round whose workers its keys belong to
 
   KeyValueStore* m_store = nullptr;
   bool m_shut_down = false;

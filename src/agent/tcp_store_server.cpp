@@ -11,8 +11,10 @@
 #include <atomic>
 #include <cerrno>
 #include <charconv>
+#include <condition_variable>
 #include <cstring>
 #include <map>
+#include <mutex>
 #include <set>
 #include <thread>
 #include <vector>
@@ -106,7 +108,11 @@ struct Waiter {
 struct TcpStoreServer::Loop {
   int listen_fd = -1;
   int wake_fd = -1;
+  int clear_fd = -1;  ///< readable: clear() asks for the keys to be dropped
   int port = 0;
+  std::mutex clear_mutex;
+  std::condition_variable clear_done;
+  std::uint64_t clears = 0;  ///< clear requests served, under clear_mutex
   std::thread thread;
   std::atomic<std::size_t> connection_count{0};  ///< read by wait_until_idle
   std::map<int, Connection> connections;
@@ -136,11 +142,13 @@ struct TcpStoreServer::Loop {
   bool op_multi_set(WireReader& r);
   bool op_append(WireReader& r);
   void cancel_waits(int fd);
+  void serve_clear();
 };
 
 TcpStoreServer::TcpStoreServer(int port) : m_loop(std::make_unique<Loop>()) {
   m_loop->listen_fd = listen_wildcard(port, m_loop->port);
   m_loop->wake_fd = ::eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+  m_loop->clear_fd = ::eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
   m_loop->thread = std::thread([loop = m_loop.get()] { loop->run(); });
 }
 
@@ -166,17 +174,36 @@ void TcpStoreServer::stop() {
   m_loop->connections.clear();
   ::close(m_loop->listen_fd);
   ::close(m_loop->wake_fd);
+  ::close(m_loop->clear_fd);
+}
+
+void TcpStoreServer::clear() {
+  std::unique_lock lock(m_loop->clear_mutex);
+  std::uint64_t served = m_loop->clears;
+  std::uint64_t one = 1;
+  [[maybe_unused]] auto n = ::write(m_loop->clear_fd, &one, sizeof one);
+  m_loop->clear_done.wait(lock, [&] { return m_loop->clears > served; });
+}
+
+void TcpStoreServer::Loop::serve_clear() {
+  std::uint64_t count = 0;
+  [[maybe_unused]] auto n = ::read(clear_fd, &count, sizeof count);
+  data.clear();
+  std::lock_guard lock(clear_mutex);
+  ++clears;
+  clear_done.notify_all();
 }
 
 void TcpStoreServer::Loop::run() {
   while (true) {
-    std::vector<pollfd> fds = {{wake_fd, POLLIN, 0}, {listen_fd, POLLIN, 0}};
+    std::vector<pollfd> fds = {{wake_fd, POLLIN, 0}, {listen_fd, POLLIN, 0}, {clear_fd, POLLIN, 0}};
     for (auto& [fd, c] : connections)
       fds.push_back({fd, static_cast<short>(POLLIN | (c.out.empty() ? 0 : POLLOUT)), 0});
     if (::poll(fds.data(), fds.size(), -1) < 0 && errno != EINTR) return;
     if (fds[0].revents) return;
     if (fds[1].revents & POLLIN) accept_all();
-    for (std::size_t i = 2; i < fds.size(); ++i) {
+    if (fds[2].revents & POLLIN) serve_clear();
+    for (std::size_t i = 3; i < fds.size(); ++i) {
       if (!connections.count(fds[i].fd)) continue;  // dropped while handling another
       if (fds[i].revents & POLLOUT) write_to(fds[i].fd);
       if (connections.count(fds[i].fd) && (fds[i].revents & (POLLIN | POLLHUP | POLLERR)))

@@ -28,6 +28,9 @@ class TcpStoreServer {
   [[nodiscard]] int port() const;
   /// Waits until no client is connected (true) or `timeout` passed (false).
   bool wait_until_idle(std::chrono::milliseconds timeout);
+  /// Drops every key (connections and pending WAITs stay); returns once the serving thread
+  /// has done it, so nothing a client sends afterwards can see the old keys.
+  void clear();
   /// Closes every connection and the listening socket.
   void stop();
 

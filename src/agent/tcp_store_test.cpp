@@ -116,6 +116,17 @@ TEST_CASE("tcp store: our client against our server") {
   exercise_waits(c, other);
 }
 
+TEST_CASE("tcp store: clear() drops every key and keeps the connections") {
+  TcpStoreServer server(0);
+  TcpStoreClient c("127.0.0.1", server.port(), 10s);
+  c.set("0", "addr-of-a-dead-worker");
+  CHECK(c.add("count", 5) == 5);
+  server.clear();
+  CHECK(c.num_keys() == 0);
+  CHECK_FALSE(c.check({"0"}));
+  CHECK(c.add("count", 1) == 1);
+}
+
 TEST_CASE("tcp store: a client stopped mid-command stalls nobody; bad commands end a connection") {
   TcpStoreServer server(0);
   int stalled = raw_connect(server.port());

@@ -144,6 +144,29 @@ def node_lost_v2(h):
                     "--rdzv-id=t2v2loss"], "", "")
 
 
+def c10d_worker_crash(h):
+    """An ejob-agent (hosting both stores) and a torchrun 2.6 agent, --max-restarts=1: rank 1
+    exits 3 once, after the first all-reduce. Both re-rendezvous and the second attempt's world
+    of 2 all-reduces over the same shared workers' store, which the ejob-agent emptied for the
+    new round: with torchrun 2.6 hosting it (two torchrun agents alone) the first attempt's
+    keys stay and the second attempt hangs or fails in 2 of 3 runs here."""
+    common = ["--local-addr=127.0.0.1", "--rdzv-backend=c10d",
+              "--rdzv-endpoint=127.0.0.1:%d" % free_port(), "--rdzv-id=t2crash", "--nnodes=2",
+              "--max-restarts=1"]
+    worker = h.worker(2) + ["--crash-once", h.inside + "/out/crashed.marker"]
+    agents = [h.ejob("ejob0", common + worker)]
+    time.sleep(0.5)
+    agents.append(h.torchrun("torchrun1", common + ["--rdzv-conf=is_host=0"] + worker))
+    for a in agents:
+        rc = a.wait(150)
+        check(rc == 0, "%s exited %s" % (a.name, rc))
+    check(os.path.exists(os.path.join(h.out, "crashed.marker")), "rank 1 crashed once")
+    recs = h.records()
+    check(sorted(r["rank"] for r in recs) == [0, 1], "ranks %s" % recs)
+    check(all(r["ok"] and r["sum"] == 3.0 for r in recs), "all-reduce %s" % recs)
+    check(max(r["restart_count"] for r in recs) == 1, "a restart was spent %s" % recs)
+
+
 def redundant_node(h, ejob_pair):
     """--nnodes=2 with 3 agents: the third finds the round full and waits in torch 2.x's
     redundancy list while the pair trains; when the pair finishes and closes the run, it ends
@@ -184,6 +207,7 @@ if __name__ == "__main__":
                             "c10d_torchrun_hosts": c10d_torchrun_hosts, "etcd_v2": etcd_v2,
                             "dialect_mismatch": dialect_mismatch,
                             "c10d_node_lost": c10d_node_lost, "etcd_v2_node_lost": node_lost_v2,
+                            "c10d_worker_crash": c10d_worker_crash,
                             "redundant_torchrun": lambda h: redundant_node(h, True),
                             "redundant_ejob": lambda h: redundant_node(h, False)},
                            [sys.argv[0], AGENT] + sys.argv[3:], Torch2Harness))
