@@ -1,3 +1,8 @@
 #include "ejob/cli/run.hpp"
+#include "ejob/util/big_stack.hpp"
 
-int main(int argc, char** argv) { return ejob::cli::run(argc, argv); }
+// The whole command runs on a big stack: templates, values and schemas nested as deep as Go's
+// 1 GB goroutine stacks allow are rendered (or refused with Go's errors) instead of overflowing.
+int main(int argc, char** argv) {
+  return ejob::run_on_big_stack([&] { return ejob::cli::run(argc, argv); });
+}

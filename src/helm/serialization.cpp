@@ -33,6 +33,31 @@ Function encoder(Encode encode) {
   });
 }
 
+// sigs.k8s.io/yaml's Marshal re-reads its own JSON with goyaml.v2, which refuses collections
+// nested more than 10000 deep ("exceeded max depth of 10000"): Helm's toYaml then gives "".
+constexpr int k_yaml_max_depth = 10000;
+
+/// Whether v holds maps/lists (empty ones included) nested more than budget deep.
+bool deeper_than(const Value& v, int budget) {
+  bool map = v.is_map() && !v.is_nil();
+  bool list = v.is_list() && !v.is_nil_list();
+  if (!map && !list) return false;
+  if (budget == 0) return true;
+  if (map) {
+    for (const auto& [k, e] : v.as_map())
+      if (deeper_than(e, budget - 1)) return true;
+    return false;
+  }
+  for (const Value& e : v.as_list())
+    if (deeper_than(e, budget - 1)) return true;
+  return false;
+}
+
+std::string helm_to_yaml(const Value& v) {
+  if (deeper_than(v, k_yaml_max_depth)) return "";
+  return trim_newline(to_yaml(v));
+}
+
 Value with_error_key(Value m, const std::string& error) {
   if (!error.empty()) m.mutable_map().insert_or_assign("Error", Value::string(error));
   return m;
@@ -46,7 +71,7 @@ Value error_list(Value l, const std::string& error) {
 }  // namespace
 
 void register_helm_serialization(FuncMap& map) {
-  map.add("toYaml", encoder([](const Value& v) { return trim_newline(to_yaml(v)); }));
+  map.add("toYaml", encoder(helm_to_yaml));
   map.add("toYamlPretty", encoder([](const Value& v) { return trim_newline(to_yaml_pretty(v)); }));
   map.add("toJson", encoder([](const Value& v) { return json::marshal(v); }));
   map.add("fromYaml", unary(Param::String, [](const FuncArgs& a) {

@@ -412,8 +412,7 @@ class JsonDecoder {
     skip_space();
     if (m_pos >= m_s.size()) fail("unexpected EOF");
     char c = m_s[m_pos];
-    if (c == '{') return object();
-    if (c == '[') return array();
+    if (c == '{' || c == '[') return nested(c);
     if (c == '"') return Value::string(string());
     if (c == '-' || (c >= '0' && c <= '9')) return number();
     for (auto [word, v] : {std::pair<std::string_view, Value>{"true", Value::boolean(true)},
@@ -425,6 +424,14 @@ class JsonDecoder {
       }
     }
     unexpected("looking for beginning of value");
+  }
+
+  // encoding/json's scanner refuses arrays/objects nested more than 10000 deep.
+  Value nested(char c) {
+    if (++m_depth > 10000) unexpected("exceeded max depth");
+    Value v = c == '{' ? object() : array();
+    --m_depth;
+    return v;
   }
 
   Value object() {
@@ -570,6 +577,7 @@ class JsonDecoder {
 
   std::string_view m_s;
   size_t m_pos = 0;
+  int m_depth = 0;
 };
 
 }  // namespace

@@ -165,6 +165,13 @@ TEST_CASE("strvals: --set-json decodes one JSON document per key") {
         "invalid character 't' looking for beginning of value");
 }
 
+TEST_CASE(
+    "strvals: --set-json refuses arrays/objects nested more than 10000 deep, as encoding/json") {
+  auto nest = [](int n) { return "a=" + std::string(n, '[') + std::string(n, ']'); };
+  CHECK(parse_error(nest(10000), SetFlag::SetJson) == "no error");
+  CHECK(parse_error(nest(10001), SetFlag::SetJson) == "invalid character '[' exceeded max depth");
+}
+
 TEST_CASE("strvals: --set-file reads each value through the reader") {
   CHECK(parse("a=x.txt,b={p,q}", SetFlag::SetFile) == R"({a:"<x.txt>",b:["<p>","<q>"]})");
   CHECK(parse("a=", SetFlag::SetFile) == R"({a:""})");  // EOF after = reads no file
