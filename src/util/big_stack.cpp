@@ -77,7 +77,15 @@ bool run_thread(Job& job, char* stack, std::size_t size) {
   int rc = pthread_create(&thread, &attr, job_main, &job);
   pthread_attr_destroy(&attr);
   if (rc != 0) return false;
+  // Signals sent to the process (SIGINT of port-forward and logs -f, SIGTERM, SIGCHLD of the
+  // local supervisor) must reach the thread that runs the command, with the mask and handlers
+  // it set up, as they reached the main thread before: this waiting thread blocks them all.
+  sigset_t all;
+  sigset_t old;
+  sigfillset(&all);
+  pthread_sigmask(SIG_BLOCK, &all, &old);
   pthread_join(thread, nullptr);
+  pthread_sigmask(SIG_SETMASK, &old, nullptr);
   return true;
 }
 
