@@ -4,33 +4,13 @@
 #include <fstream>
 #include <random>
 
+#include "ejob/helm/temp_chart.hpp"
 #include "ejob/util/error.hpp"
 
 namespace ejob::render {
 namespace {
 
 namespace fs = std::filesystem;
-
-/// A chart directory under the system temp dir, removed afterwards.
-class TempChart {
- public:
-  TempChart() {
-    std::random_device rd;
-    m_dir = fs::temp_directory_path() / ("ejob-chart-test-" + std::to_string(rd()));
-    fs::create_directories(m_dir);
-  }
-  ~TempChart() { fs::remove_all(m_dir); }
-  TempChart(const TempChart&) = delete;
-  TempChart& operator=(const TempChart&) = delete;
-  void write(const std::string& rel, const std::string& text) const {
-    fs::create_directories((m_dir / rel).parent_path());
-    std::ofstream(m_dir / rel, std::ios::binary) << text;
-  }
-  [[nodiscard]] const fs::path& dir() const { return m_dir; }
-
- private:
-  fs::path m_dir;
-};
 
 std::string load_error(const TempChart& t) {
   try {
@@ -48,7 +28,7 @@ std::vector<std::string> names(const std::vector<ChartFile>& files) {
 }
 
 TEST_CASE("render: a chart directory is classified into metadata, values, templates, files") {
-  TempChart t;
+  TempChart t("ejob-chart-test-");
   t.write("Chart.yaml",
           "apiVersion: v2\nname: demo\nversion: 1.0\nappVersion: 1.10\n"
           "annotations:\n  num: 5\nkeywords: [a, 2]\n");
@@ -80,7 +60,7 @@ TEST_CASE("render: a chart directory is classified into metadata, values, templa
 }
 
 TEST_CASE("render: chart loading errors use Helm's words") {
-  TempChart t;
+  TempChart t("ejob-chart-test-");
   CHECK(load_error(t) == "Chart.yaml file is missing");
   t.write("Chart.yaml", "apiVersion: v2\nversion: 1.0.0\n");
   CHECK(load_error(t) == "validation: chart.metadata.name is required");

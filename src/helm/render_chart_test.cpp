@@ -6,33 +6,13 @@
 #include <fstream>
 #include <random>
 
+#include "ejob/helm/temp_chart.hpp"
 #include "ejob/util/error.hpp"
 
 namespace ejob::render {
 namespace {
 
 namespace fs = std::filesystem;
-
-/// A chart directory under the system temp dir, removed afterwards.
-class TempChart {
- public:
-  TempChart() {
-    std::random_device rd;
-    m_dir = fs::temp_directory_path() / ("ejob-render-test-" + std::to_string(rd()));
-    fs::create_directories(m_dir);
-  }
-  ~TempChart() { fs::remove_all(m_dir); }
-  TempChart(const TempChart&) = delete;
-  TempChart& operator=(const TempChart&) = delete;
-  void write(const std::string& rel, const std::string& text) const {
-    fs::create_directories((m_dir / rel).parent_path());
-    std::ofstream(m_dir / rel, std::ios::binary) << text;
-  }
-  [[nodiscard]] const fs::path& dir() const { return m_dir; }
-
- private:
-  fs::path m_dir;
-};
 
 struct Run {
   std::string out;
@@ -85,7 +65,7 @@ void write_demo(const TempChart& t) {
 }
 
 TEST_CASE("render: a chart renders to helm template's exact text") {
-  TempChart t;
+  TempChart t("ejob-render-test-");
   write_demo(t);
   RenderOptions o;
   o.release_name = "rel";
@@ -103,7 +83,7 @@ TEST_CASE("render: a chart renders to helm template's exact text") {
 }
 
 TEST_CASE("render: manifest_objects hands the rendered documents over as values, in order") {
-  TempChart t;
+  TempChart t("ejob-render-test-");
   write_demo(t);
   RenderOptions o;
   o.chart_dir = t.dir();
@@ -123,7 +103,7 @@ TEST_CASE("render: manifest_objects hands the rendered documents over as values,
 }
 
 TEST_CASE("render: values-file numbers print as Go floats; --kube-version reaches Capabilities") {
-  TempChart t;
+  TempChart t("ejob-render-test-");
   write_demo(t);
   RenderOptions o;
   o.kube_version = "1.30";
@@ -135,7 +115,7 @@ TEST_CASE("render: values-file numbers print as Go floats; --kube-version reache
 }
 
 TEST_CASE("render: pipeline errors carry Helm's messages") {
-  TempChart t;
+  TempChart t("ejob-render-test-");
   write_demo(t);
   RenderOptions bad_name;
   bad_name.release_name = "Bad_Name";
@@ -163,7 +143,7 @@ TEST_CASE("render: pipeline errors carry Helm's messages") {
 }
 
 TEST_CASE("render: a disabled subchart renders nothing") {
-  TempChart t;
+  TempChart t("ejob-render-test-");
   write_demo(t);
   t.write("Chart.yaml",
           "apiVersion: v2\nname: demo\nversion: 0.1.0\ndependencies:\n"
