@@ -91,13 +91,18 @@ echo "peers: mergo 1.0.1 (Go sources) at .cache/peers/debian13-gocode/usr/share/
 # is used when this user is not root. /etc/hosts is written as a container runtime writes it
 # (minbase has none; Docker and Kubernetes always mount one).
 debian11=$root/debian11-root
-if [ ! -f "$debian11/.ready" ]; then
+# Sets as_root to the prefix that runs a command as root (nothing, or sudo); fails naming WHAT
+# when this user is not root and has no sudo.
+need_root() {
   as_root=()
-  if [ "$(id -u)" -ne 0 ]; then
-    command -v sudo >/dev/null || fail "building the Debian 11 root needs root (debootstrap)" \
-      "run scripts/peers.sh as root once (sudo scripts/peers.sh)"
-    as_root=(sudo)
-  fi
+  [ "$(id -u)" -eq 0 ] && return 0
+  command -v sudo >/dev/null || fail "building $1 needs root (debootstrap)" \
+    "run scripts/peers.sh as root once (sudo scripts/peers.sh)"
+  as_root=(sudo)
+}
+
+if [ ! -f "$debian11/.ready" ]; then
+  need_root "the Debian 11 root"
   echo "peers: debootstrap --variant=minbase bullseye into ${debian11#"$PWD"/} (about 30 s)" >&2
   "${as_root[@]}" rm -rf "$debian11"
   "${as_root[@]}" /usr/sbin/debootstrap --variant=minbase bullseye "$debian11" "$mirror" \
@@ -116,12 +121,7 @@ echo "peers: Debian 11 root (glibc 2.31) at ${debian11#"$PWD"/}" >&2
 build_trixie_torch_root() {
   local dest=$root/debian13-torch-root log=$root/debian13-torch.log
   [ -f "$dest/.ready" ] && return 0
-  local as_root=()
-  if [ "$(id -u)" -ne 0 ]; then
-    command -v sudo >/dev/null || fail "building the Debian 13 torch root needs root (debootstrap)" \
-      "run scripts/peers.sh as root once (sudo scripts/peers.sh)"
-    as_root=(sudo)
-  fi
+  need_root "the Debian 13 torch root"
   echo "peers: debootstrap --variant=minbase trixie + python3-torch into ${dest#"$PWD"/} (minutes)" >&2
   "${as_root[@]}" rm -rf "$dest"
   "${as_root[@]}" /usr/sbin/debootstrap --variant=minbase trixie "$dest" "$mirror" >"$log" 2>&1 ||
