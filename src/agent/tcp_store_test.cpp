@@ -89,23 +89,27 @@ TEST_CASE("tcp store: our client against torch 1.13's TCPStore server") {
   exercise_waits(c, other);
 }
 
+/// What torch_store_peer.py's client prints against a store with
+/// `torch.rendezvous.r.0/MASTER_ADDR` set, in both dialects (2.x prints more after it).
+const std::string k_client_peer_output =
+    "'get' b'hello'\n"
+    "'add' 5 3 b'3'\n"
+    "'cas-create' b'first'\n"
+    "'cas-swap' b'second'\n"
+    "'cas-mismatch' b'second'\n"
+    "'cas-absent' b'x'\n"
+    "'num_keys' 4\n"
+    "'delete' True False\n"
+    "'wait' 'timed out'\n"
+    "'late' b'\\x00\\xffbinary' True\n"
+    "'prefix' b'node-a'\n";
+
 TEST_CASE("tcp store: torch 1.13's client against our server") {
   TcpStoreServer server(0);
   TcpStoreClient c("127.0.0.1", server.port(), 10s);
   c.set("torch.rendezvous.r.0/MASTER_ADDR", "node-a");
   std::string out = run_python("torch_store_peer.py", {"client", std::to_string(server.port())});
-  CHECK(out ==
-        "'get' b'hello'\n"
-        "'add' 5 3 b'3'\n"
-        "'cas-create' b'first'\n"
-        "'cas-swap' b'second'\n"
-        "'cas-mismatch' b'second'\n"
-        "'cas-absent' b'x'\n"
-        "'num_keys' 4\n"
-        "'delete' True False\n"
-        "'wait' 'timed out'\n"
-        "'late' b'\\x00\\xffbinary' True\n"
-        "'prefix' b'node-a'\n");
+  CHECK(out == k_client_peer_output);
 }
 
 TEST_CASE("tcp store: our client against our server") {
@@ -199,21 +203,10 @@ TEST_CASE("tcp store: torch 2.6's client against our server") {
   c.set("torch.rendezvous.r.0/MASTER_ADDR", "node-a");
   std::string out =
       run_python("torch_store_peer.py", {"client", std::to_string(server.port())}, Torch::V2_6);
-  CHECK(out ==
-        "'get' b'hello'\n"
-        "'add' 5 3 b'3'\n"
-        "'cas-create' b'first'\n"
-        "'cas-swap' b'second'\n"
-        "'cas-mismatch' b'second'\n"
-        "'cas-absent' b'x'\n"
-        "'num_keys' 4\n"
-        "'delete' True False\n"
-        "'wait' 'timed out'\n"
-        "'late' b'\\x00\\xffbinary' True\n"
-        "'prefix' b'node-a'\n"
-        "'append' b'ab'\n"
-        "'multi' [b'1', b'\\x002']\n"
-        "'after-cancel' b'now' True 8\n");
+  CHECK(out == k_client_peer_output +
+                   "'append' b'ab'\n"
+                   "'multi' [b'1', b'\\x002']\n"
+                   "'after-cancel' b'now' True 8\n");
 }
 
 TEST_CASE("tcp store: one server serves torch 1.13 and torch 2.x clients at once") {
