@@ -2,6 +2,13 @@
 // bcrypt, htpasswd, randBytes, uuidv4, derivePassword, encryptAES, decryptAES. Digests and AES come
 // from OpenSSL, bcrypt from libcrypt ($2a$, cost 10, as golang.org/x/crypto/bcrypt writes),
 // scrypt (derivePassword) from OpenSSL's EVP_PBE_scrypt.
+//
+// The digests call OpenSSL's SHA functions directly (SHA256_Init…, deprecated in 3.0 in favour
+// of EVP): EVP_Digest looks the algorithm up through OpenSSL 3's provider machinery, which
+// on its first use in a process ran 5.4 M instructions and touched ~1.8 MiB of libcrypto's code
+// (28 of the 64 KiB windows the kernel maps around a fault) for a chart whose templates take a
+// checksum of a ConfigMap, as most charts do: a third of `ejob template`'s resident code.
+#define OPENSSL_SUPPRESS_DEPRECATED
 #include <crypt.h>
 #include <openssl/evp.h>
 #include <openssl/hmac.h>
@@ -32,11 +39,26 @@ std::string hex(const unsigned char* data, size_t n) {
   return out;
 }
 
-std::string digest(const std::string& input, const EVP_MD* md) {
-  std::array<unsigned char, EVP_MAX_MD_SIZE> out{};
-  unsigned int len = 0;
-  EVP_Digest(input.data(), input.size(), out.data(), &len, md, nullptr);
-  return hex(out.data(), len);
+/// Hex digest of input by OpenSSL's Init/Update/Final functions of one algorithm.
+template <class Ctx, size_t N>
+std::string digest(const std::string& input, int (*init)(Ctx*),
+                   int (*update)(Ctx*, const void*, size_t), int (*final)(unsigned char*, Ctx*)) {
+  Ctx ctx;
+  std::array<unsigned char, N> out{};
+  init(&ctx);
+  update(&ctx, input.data(), input.size());
+  final(out.data(), &ctx);
+  return hex(out.data(), N);
+}
+
+std::string sha1_hex(const std::string& s) {
+  return digest<SHA_CTX, SHA_DIGEST_LENGTH>(s, SHA1_Init, SHA1_Update, SHA1_Final);
+}
+std::string sha256_hex(const std::string& s) {
+  return digest<SHA256_CTX, SHA256_DIGEST_LENGTH>(s, SHA256_Init, SHA256_Update, SHA256_Final);
+}
+std::string sha512_hex(const std::string& s) {
+  return digest<SHA512_CTX, SHA512_DIGEST_LENGTH>(s, SHA512_Init, SHA512_Update, SHA512_Final);
 }
 
 uint32_t adler32(const std::string& s) {
@@ -229,13 +251,12 @@ std::string decrypt_aes(const std::string& password, const std::string& crypt64)
 void register_sprig_crypto(FuncMap& map, const std::shared_ptr<const Env>& env) {
   auto str = [](std::string s) { return Value::string(std::move(s)); };
   auto s = [](const FuncArgs& a, size_t i) -> const std::string& { return a[i].as_string(); };
-  map.add("sha1sum",
-          fn({P::String}, [=](const FuncArgs& a) { return str(digest(s(a, 0), EVP_sha1())); }));
+  map.add("sha1sum", fn({P::String}, [=](const FuncArgs& a) { return str(sha1_hex(s(a, 0))); }));
   map.add("sha256sum",
-          fn({P::String}, [=](const FuncArgs& a) { return str(digest(s(a, 0), EVP_sha256())); }));
+          fn({P::String}, [=](const FuncArgs& a) { return str(sha256_hex(s(a, 0))); }));
   // Sprig v3.3.0 (Helm >= 3.17): sha512.Sum512 as lower-case hex.
   map.add("sha512sum",
-          fn({P::String}, [=](const FuncArgs& a) { return str(digest(s(a, 0), EVP_sha512())); }));
+          fn({P::String}, [=](const FuncArgs& a) { return str(sha512_hex(s(a, 0))); }));
   map.add("adler32sum", fn({P::String}, [=](const FuncArgs& a) {
             return str(std::to_string(adler32(s(a, 0))));
           }));
