@@ -200,14 +200,33 @@ std::map<std::string, std::string> render_templates(const Chart& chart, const Ma
   return rendered;
 }
 
-SortedManifests render_manifests(const RenderOptions& options, const RenderIo& io) {
+namespace {
+
+/// The chart tree to render: the options' own chart when nobody else holds it (moved out of
+/// them), a copy when somebody might look at it after the render, or the chart loaded from
+/// chart_dir.
+ChartPtr chart_to_render(RenderOptions& options) {
+  if (!options.chart) return load_chart(options.chart_dir);
+  if (options.chart.use_count() == 1) return std::move(options.chart);
+  return options.chart->clone_tree();
+}
+
+/// Drops every chart's values once the release's values are coalesced: nothing after reads
+/// them, and on charts with subcharts they hold the coalesced copies dependency processing
+/// made (processImportValues), as large as the release's values; rendering runs without them.
+void release_chart_values(Chart& chart) {
+  chart.values = Value();
+  for (const ChartPtr& sub : chart.dependencies) release_chart_values(*sub);
+  for (const ChartPtr& sub : chart.replaced) release_chart_values(*sub);
+}
+
+/// The pipeline from the user's values to the sorted manifests, over the chart tree to render.
+SortedManifests render_loaded(ChartPtr chart, const RenderOptions& options, const RenderIo& io) {
   // cmd/helm/template.go parses --kube-version before anything else.
   KubeVersion kube = options.kube_version.empty() ? parse_kube_version(k_default_kube_version)
                                                   : parse_kube_version(options.kube_version);
   Map user =
       options.user_values ? *options.user_values : merge_user_values(options.values, io.read);
-  // process_dependencies edits the chart tree, so a caller's chart is rendered from a copy.
-  ChartPtr chart = options.chart ? options.chart->clone_tree() : load_chart(options.chart_dir);
   if (!chart->metadata.type.empty() && chart->metadata.type != "application")
     throw Error(ErrorCode::Input, chart->metadata.type + " charts are not installable");
   if (chart->metadata.deprecated && io.warn) io.warn("WARNING: This chart is deprecated");
@@ -216,6 +235,7 @@ SortedManifests render_manifests(const RenderOptions& options, const RenderIo& i
   process_dependencies(*chart, user, io.warn);
   Map values = coalesce_values(*chart, user, io.warn);
   if (!options.skip_schema_validation) validate_values(*chart, values);
+  release_chart_values(*chart);
   check_labels(options.labels);
   check_kube_version(*chart, kube);
   std::map<std::string, std::string> files = render_templates(
@@ -230,8 +250,16 @@ SortedManifests render_manifests(const RenderOptions& options, const RenderIo& i
   return sorted;
 }
 
-std::string render_chart(const RenderOptions& options, const RenderIo& io) {
-  return print(render_manifests(options, io), options, io);
+}  // namespace
+
+SortedManifests render_manifests(RenderOptions options, const RenderIo& io) {
+  ChartPtr chart = chart_to_render(options);
+  return render_loaded(std::move(chart), options, io);
+}
+
+std::string render_chart(RenderOptions options, const RenderIo& io) {
+  ChartPtr chart = chart_to_render(options);
+  return print(render_loaded(std::move(chart), options, io), options, io);
 }
 
 std::vector<Value> manifest_objects(const SortedManifests& sorted) {

@@ -39,8 +39,11 @@ struct RenderOptions {
   bool skip_schema_validation = false;    ///< --skip-schema-validation
   bool dependency_update = false;         ///< --dependency-update: missing dependencies are fetched
   std::vector<std::string> labels;        ///< --labels keys (release metadata; checked only)
-  ChartPtr chart;                         ///< a chart already loaded (embedded); replaces chart_dir
-  std::optional<Map> user_values;         ///< user values already merged; replaces `values`
+  /// A chart already loaded (embedded, or by the job layer); replaces chart_dir. Dependency
+  /// processing edits the chart tree: rendering edits this chart itself when the options hold
+  /// its only reference (the caller handed it over), else a copy (clone_tree).
+  ChartPtr chart;
+  std::optional<Map> user_values;  ///< user values already merged; replaces `values`
 };
 
 /// The side effects the pipeline needs besides reading the chart.
@@ -55,7 +58,7 @@ struct RenderIo {
 /// The pipeline up to the sorted manifests and hooks, without printing them: what `ejob
 /// submit` sends. --show-only, --output-dir and the post-renderer do not apply; --no-hooks and
 /// --skip-tests drop hooks here, --include-crds adds the CRD files.
-SortedManifests render_manifests(const RenderOptions& options, const RenderIo& io);
+SortedManifests render_manifests(RenderOptions options, const RenderIo& io);
 
 /// The objects of rendered manifests, manifests then hooks in output order, each document
 /// read as kubectl reads YAML (sigs.k8s.io/yaml: YAML 1.1 scalars); empty documents skipped.
@@ -66,7 +69,7 @@ std::vector<Value> manifest_objects(const SortedManifests& sorted);
 /// Runs the pipeline and returns exactly what `helm template NAME DIR …` prints on stdout.
 /// Throws ejob::Error with Helm's message on the first failure; nothing is written to
 /// --output-dir before rendering succeeded.
-std::string render_chart(const RenderOptions& options, const RenderIo& io);
+std::string render_chart(RenderOptions options, const RenderIo& io);
 
 /// Rendered template outputs (name → text) of an already coalesced chart, NOTES.txt included:
 /// the engine step alone. `values` is the coalesced map, `release` and `capabilities` the
