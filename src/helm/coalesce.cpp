@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <set>
+#include <unordered_set>
 
 #include "ejob/go/fmt.hpp"
 #include "ejob/go/json.hpp"
@@ -25,6 +26,14 @@ std::string concat_prefix(const std::string& a, const std::string& b) {
 class Coalescer {
  public:
   explicit Coalescer(const Warn& warn) : m_warn(warn) {}
+
+  /// Copy on write from here on: the destination shares its tables with values that must not
+  /// change, and each table is copied (shallowly) the first time this coalescing changes it.
+  /// `root` is the destination itself, already a copy.
+  void copy_on_write(const MapPtr& root) {
+    m_copy_on_write = true;
+    m_owned.insert(root.get());
+  }
 
   void coalesce(const Chart& c, Map& dest, const std::string& prefix, bool merge) {
     values(c, dest, prefix, merge);
@@ -49,7 +58,7 @@ class Coalescer {
         dst.emplace(key, val);
       } else if (is_table(val)) {
         if (is_table(it->second))
-          tables(it->second.mutable_map(), val.mutable_map(), full, merge);
+          tables(own(it->second), own(val), full, merge);
         else
           warn(fmt::format("warning: cannot overwrite table with non table for {} ({})", full,
                            format_v(val)));
@@ -87,8 +96,7 @@ class Coalescer {
             warn(fmt::format("warning: skipped value for {}.{}: Not a table.", sub_prefix, key));
         } else {
           bool child_merge = merge || is_child_chart(c, key);
-          tables(it->second.mutable_map(), val.mutable_map(), concat_prefix(sub_prefix, key),
-                 child_merge);
+          tables(own(it->second), val.mutable_map(), concat_prefix(sub_prefix, key), child_merge);
         }
       }
     }
@@ -103,6 +111,7 @@ class Coalescer {
         std::vector<Value> args{Value::string(sub->name()), it->second};
         throw Error(ErrorCode::Input, sprintf("type mismatch on %s: %t", args));
       }
+      own(it->second);
       Value table = it->second;
       std::string sub_prefix = concat_prefix(prefix, c.name());
       globals(table.mutable_map(), dest, sub_prefix);
@@ -118,6 +127,7 @@ class Coalescer {
         warn("warning: skipping globals because destination global is not a table.");
         return;
       }
+      own(it->second);
       dg = it->second;
     }
     Value sg = Value::map();
@@ -139,7 +149,7 @@ class Coalescer {
           warn(fmt::format("Conflict: cannot merge map onto non-map for {}. Skipping.",
                            go_quote(key)));
         } else {
-          tables(copy.mutable_map(), it->second.mutable_map(), concat_prefix(prefix, key), true);
+          tables(copy.mutable_map(), own(it->second), concat_prefix(prefix, key), true);
           it->second = copy;
         }
       } else if (it != d.end() && is_table(it->second)) {
@@ -151,7 +161,21 @@ class Coalescer {
     dest.insert_or_assign("global", dg);
   }
 
+  /// The table in `slot`, to be changed: under copy on write, a table this coalescing did not
+  /// copy yet is copied into the slot first (kept alive, so no other table takes its address).
+  Map& own(Value& slot) {
+    if (m_copy_on_write && !m_owned.contains(&slot.as_map())) {
+      slot = Value::map(slot.as_map(), slot.type());
+      m_owned.insert(&slot.as_map());
+      m_keep.push_back(slot.map_ptr());
+    }
+    return slot.mutable_map();
+  }
+
   const Warn& m_warn;
+  bool m_copy_on_write = false;
+  std::unordered_set<const Map*> m_owned;
+  std::vector<MapPtr> m_keep;
 };
 
 /// Values.Table(path): the map at a dotted path; nullptr (and the missing key) otherwise.
@@ -189,6 +213,19 @@ const Value* path_value(const Map& root, const std::string& path) {
   return &it->second;
 }
 
+/// coalesce_values for values that are only read, then dropped: processDependencyEnabled's
+/// `cvals`, which Helm makes as a deep copy of the parent's at every level of the chart tree,
+/// all of them alive down the recursion (4 whole copies of the big chart's values at once,
+/// its peak). The result is the same map, but shares with `user` every table the chart's
+/// values leave alone; so nothing may change it.
+Map coalesce_values_to_read(const Chart& chart, const Map& user, const Warn& warn) {
+  Value dest = Value::map(user);
+  Coalescer coalescer(warn);
+  coalescer.copy_on_write(dest.map_ptr());
+  coalescer.coalesce(chart, dest.mutable_map(), "", false);
+  return dest.as_map();
+}
+
 /// processDependencyEnabled and processImportValues.
 class DependencyProcessor {
  public:
@@ -212,7 +249,7 @@ class DependencyProcessor {
     c.replaced.insert(c.replaced.end(), c.dependencies.begin(), c.dependencies.end());
     set_dependencies(c, chosen);
     for (Dependency& req : md.dependencies) req.enabled = true;
-    Map cvals = coalesce_values(c, v, m_warn);
+    Map cvals = coalesce_values_to_read(c, v, m_warn);
     tags(md.dependencies, cvals);
     conditions(md.dependencies, cvals, path);
     std::set<std::string> removed;
