@@ -19,7 +19,12 @@
 #     0.5 ms),
 #   - maps its first 128 KiB of heap at once (-0.9 ms, cli/lean/prefault.cpp),
 #   - takes small objects from per-thread free lists (-0.55 ms and 28% of the instructions;
-#     in-process renders 1.7x faster; cli/lean/small_alloc.cpp).
+#     in-process renders 1.7x faster; cli/lean/small_alloc.cpp),
+#   - is linked by gold with the functions a render runs placed side by side at the start of
+#     the text (cli/lean/hot-text.txt, written by scripts/hot-text.py): the kernel maps an
+#     executable's pages 64 KiB at a time around each fault and counts them all as resident,
+#     and in the compiler's order the ~1.2 MiB of code `ejob template` runs was spread over
+#     5.6 MiB of such windows (bench/README.md: the big chart's peak RSS).
 # Other targets (tests, ejob-agent) link the shared libraries as before. The compile flags are
 # the same either way: the static twins carry their shared library's usage requirements.
 #
@@ -95,6 +100,11 @@ ejob_lean_choice(ejob::zlib ZLIB::ZLIB ejob_static_zlib)
 set(EJOB_LEAN_LIBM_SYMBOLS -Wl,-u,fmod,-u,remainder,-u,fegetround,-u,fesetround
                            "-Wl,--push-state,-Bstatic,-lm,--pop-state")
 
+# gold (binutils) reads a section ordering file; where it is missing, the order is the compiler's.
+include(CheckLinkerFlag)
+check_linker_flag(CXX "-fuse-ld=gold" EJOB_HAVE_GOLD)
+set(EJOB_HOT_TEXT ${PROJECT_SOURCE_DIR}/cli/lean/hot-text.txt)
+
 # ejob_link_lean(TARGET): TARGET links the lean way (see the top of this file).
 # Sanitizer builds link the ordinary way (the sanitizers bring their own operator new and
 # intercept the C++ runtime's shared symbols).
@@ -108,6 +118,11 @@ function(ejob_link_lean target)
   target_link_options(${target} PRIVATE -no-pie -static-libstdc++ -static-libgcc -Wl,-O1
                       -Wl,--as-needed ${EJOB_LEAN_LIBM_SYMBOLS})
   target_link_libraries(${target} PRIVATE m)
+  if(EJOB_HAVE_GOLD)
+    target_link_options(${target} PRIVATE -fuse-ld=gold
+                        "-Wl,--section-ordering-file,${EJOB_HOT_TEXT}")
+    set_property(TARGET ${target} APPEND PROPERTY LINK_DEPENDS ${EJOB_HOT_TEXT})
+  endif()
   if(EJOB_TESTS)
     # Every shared library costs each start ~0.5 ms of CPU here (libm.so.6 did): a lean
     # executable needs libc alone (unoptimized builds call floor/ceil from libm.so too).
@@ -116,5 +131,11 @@ function(ejob_link_lean target)
                             $<$<CONFIG:Debug>:-e libm[.]so> && exit 1 || exit 0"
                      lean-libs $<TARGET_FILE:${target}>)
     set_tests_properties(lean-libs/${target} PROPERTIES LABELS lean)
+    if(EJOB_HAVE_GOLD AND target STREQUAL "ejob")
+      add_test(NAME lean-text/${target}
+               COMMAND python3 ${PROJECT_SOURCE_DIR}/scripts/hot-text.py --check
+                       $<TARGET_FILE:${target}> ${EJOB_HOT_TEXT})
+      set_tests_properties(lean-text/${target} PROPERTIES LABELS lean)
+    endif()
   endif()
 endfunction()
