@@ -373,9 +373,32 @@ class DependencyProcessor {
       }
       r.import_values = std::move(out);
     }
-    Value copy = Value::map(std::move(cvals)).deep_copy();
+    c.values = Value();  // read into cvals already; dropped before the copy below
+    Value copy = Value::map(std::move(cvals));
+    take_or_copy(copy);  // Helm's deepCopyMap(cvals): b must not share tables with it
     merger.tables(copy.mutable_map(), b, "", true);
     c.values = copy;
+  }
+
+  /// A deep copy of a tree that nobody reads afterwards: a table or list that only the tree
+  /// holds is taken over (its contents treated alike) instead of copied; one held elsewhere
+  /// too (by the imported tables `b`, or twice in the tree) is deep-copied. The result shares
+  /// nothing, as a deep copy, and the copy of the whole values that was processImportValues'
+  /// peak (the original and the copy alive at once) is spared.
+  static void take_or_copy(Value& slot) {
+    if (slot.is_map()) {
+      if (slot.map_ptr().use_count() > 1) {
+        slot = slot.deep_copy();
+        return;
+      }
+      for (auto& [key, child] : slot.mutable_map()) take_or_copy(child);
+    } else if (slot.is_list()) {
+      if (slot.list_ptr().use_count() > 1) {
+        slot = slot.deep_copy();
+        return;
+      }
+      for (Value& item : slot.mutable_list()) take_or_copy(item);
+    }
   }
 
   static std::string string_at(const Value& m, const std::string& key) {
