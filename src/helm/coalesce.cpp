@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <set>
+#include <unordered_map>
 #include <unordered_set>
 
 #include "ejob/go/fmt.hpp"
@@ -22,10 +23,33 @@ std::string concat_prefix(const std::string& a, const std::string& b) {
   return a.empty() ? b : a + "." + b;
 }
 
+/// A deep copy of a tree that nobody reads afterwards: a table or list that only the tree
+/// holds is taken over (its contents treated alike) instead of copied; one held elsewhere too
+/// (by imported tables, another chart, or twice in the tree) is deep-copied. The result shares
+/// nothing, as a deep copy, without a second copy of the whole tree alive at once.
+void take_or_copy(Value& slot) {
+  if (slot.is_map()) {
+    if (slot.map_ptr().use_count() > 1) {
+      slot = slot.deep_copy();
+      return;
+    }
+    for (auto& [key, child] : slot.mutable_map()) take_or_copy(child);
+  } else if (slot.is_list()) {
+    if (slot.list_ptr().use_count() > 1) {
+      slot = slot.deep_copy();
+      return;
+    }
+    for (Value& item : slot.mutable_list()) take_or_copy(item);
+  }
+}
+
 /// Helm's coalesce.go as one object holding the warning sink.
 class Coalescer {
  public:
   explicit Coalescer(const Warn& warn) : m_warn(warn) {}
+
+  /// From here on the values of the charts in `once` are used up instead of copied.
+  void use_up(std::unordered_set<const Chart*> once) { m_use_up = std::move(once); }
 
   /// Copy on write from here on: the destination shares its tables with values that must not
   /// change, and each table is copied (shallowly) the first time this coalescing changes it.
@@ -83,7 +107,7 @@ class Coalescer {
   /// coalesceValues: chart defaults into `v`.
   void values(const Chart& c, Map& v, const std::string& prefix, bool merge) {
     std::string sub_prefix = concat_prefix(prefix, c.name());
-    Value defaults = c.values.deep_copy();
+    Value defaults = chart_defaults(c);
     for (auto& [key, val] : defaults.mutable_map()) {
       auto it = v.find(key);
       if (it == v.end()) {
@@ -161,6 +185,17 @@ class Coalescer {
     dest.insert_or_assign("global", dg);
   }
 
+  /// A copy of the chart's values (copystructure.Copy), or the values themselves, taken out
+  /// of a chart in m_use_up (see take_or_copy).
+  Value chart_defaults(const Chart& c) {
+    if (!m_use_up.contains(&c)) return c.values.deep_copy();
+    // The chart is the caller's, passed on as const by Helm's signatures: only charts of the
+    // tree coalesce_release_values was handed are in m_use_up.
+    Value taken = std::move(const_cast<Chart&>(c).values);
+    take_or_copy(taken);
+    return taken;
+  }
+
   /// The table in `slot`, to be changed: under copy on write, a table this coalescing did not
   /// copy yet is copied into the slot first (kept alive, so no other table takes its address).
   Map& own(Value& slot) {
@@ -173,6 +208,7 @@ class Coalescer {
   }
 
   const Warn& m_warn;
+  std::unordered_set<const Chart*> m_use_up;
   bool m_copy_on_write = false;
   std::unordered_set<const Map*> m_owned;
   std::vector<MapPtr> m_keep;
@@ -380,27 +416,6 @@ class DependencyProcessor {
     c.values = copy;
   }
 
-  /// A deep copy of a tree that nobody reads afterwards: a table or list that only the tree
-  /// holds is taken over (its contents treated alike) instead of copied; one held elsewhere
-  /// too (by the imported tables `b`, or twice in the tree) is deep-copied. The result shares
-  /// nothing, as a deep copy, and the copy of the whole values that was processImportValues'
-  /// peak (the original and the copy alive at once) is spared.
-  static void take_or_copy(Value& slot) {
-    if (slot.is_map()) {
-      if (slot.map_ptr().use_count() > 1) {
-        slot = slot.deep_copy();
-        return;
-      }
-      for (auto& [key, child] : slot.mutable_map()) take_or_copy(child);
-    } else if (slot.is_list()) {
-      if (slot.list_ptr().use_count() > 1) {
-        slot = slot.deep_copy();
-        return;
-      }
-      for (Value& item : slot.mutable_list()) take_or_copy(item);
-    }
-  }
-
   static std::string string_at(const Value& m, const std::string& key) {
     auto it = m.as_map().find(key);
     return it != m.as_map().end() && it->second.is_string() ? it->second.as_string() : "";
@@ -492,6 +507,29 @@ Map merge_user_values(const ValueSources& sources, const ReadFile& read) {
 Map coalesce_values(const Chart& chart, const Map& user, const Warn& warn, bool merge) {
   Value dest = Value::map(user).deep_copy();
   Coalescer(warn).coalesce(chart, dest.mutable_map(), "", merge);
+  return dest.as_map();
+}
+
+namespace {
+
+/// The charts of the tree reached once from its root (not through two alias copies).
+void count_visits(const Chart& c, std::unordered_map<const Chart*, int>& visits) {
+  ++visits[&c];
+  for (const ChartPtr& sub : c.dependencies) count_visits(*sub, visits);
+}
+
+}  // namespace
+
+Map coalesce_release_values(Chart& chart, const Map& user, const Warn& warn) {
+  std::unordered_map<const Chart*, int> visits;
+  count_visits(chart, visits);
+  std::unordered_set<const Chart*> once;
+  for (const auto& [c, n] : visits)
+    if (n == 1) once.insert(c);
+  Value dest = Value::map(user).deep_copy();
+  Coalescer coalescer(warn);
+  coalescer.use_up(std::move(once));
+  coalescer.coalesce(chart, dest.mutable_map(), "", false);
   return dest.as_map();
 }
 

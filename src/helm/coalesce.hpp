@@ -56,6 +56,12 @@ Map merge_maps(const Map& a, const Map& b);
 /// `type mismatch on SUB: …` when a subchart's key holds a non-map.
 Map coalesce_values(const Chart& chart, const Map& user, const Warn& warn, bool merge = false);
 
+/// coalesce_values(chart, user) for the release's values, the last use of the charts' values:
+/// each chart's values are used up (left nil) where Helm copies them, unless the chart is
+/// reached twice in the tree (alias copies share subcharts), whose values are copied as
+/// before. The result is the same map.
+Map coalesce_release_values(Chart& chart, const Map& user, const Warn& warn);
+
 /// ProcessDependenciesWithMerge: enables/disables and renames subcharts of `chart` (in place,
 /// recursively) according to conditions, tags and aliases evaluated on `user` values, then
 /// imports child values into parents. `chart` should be a clone_tree() copy.

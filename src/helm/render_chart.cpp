@@ -233,7 +233,7 @@ SortedManifests render_loaded(ChartPtr chart, const RenderOptions& options, cons
   if (chart->metadata.has_dependencies) check_dependencies(*chart, options.dependency_update);
   validate_release_name(options.release_name);
   process_dependencies(*chart, user, io.warn);
-  Map values = coalesce_values(*chart, user, io.warn);
+  Map values = coalesce_release_values(*chart, user, io.warn);
   if (!options.skip_schema_validation) validate_values(*chart, values);
   release_chart_values(*chart);
   check_labels(options.labels);

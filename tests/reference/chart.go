@@ -281,6 +281,11 @@ func lookupPath(vals map[string]interface{}, p string) (interface{}, bool) {
 // resolveDependencies applies Chart.yaml `dependencies` (aliases, tags, conditions evaluated
 // against the merged values at prefix) to the chart's subcharts, recursively.
 func resolveDependencies(c *Chart, vals map[string]interface{}, prefix string) {
+	// Helm's processDependencyEnabled returns at once for a chart without a `dependencies`
+	// list: its subcharts keep their parent (pkg/chartutil/dependencies.go, v3.21.4).
+	if c.Meta.Dependencies == nil {
+		return
+	}
 	byName := map[string]*Chart{}
 	for _, s := range c.Subcharts {
 		byName[s.Meta.Name] = s
