@@ -63,7 +63,7 @@ type Chart struct {
 	Templates []TemplateFile // names relative to the chart root: templates/x.yaml
 	Files     Files
 	FileOrder []string // the names of Files in load order (for crds/)
-	Schema    []byte // values.schema.json, nil when absent
+	Schema    []byte   // values.schema.json, nil when absent
 	Subcharts []*Chart
 	Parent    *Chart
 }
