@@ -81,7 +81,9 @@ char32_t to_title(char32_t r) {
   return static_cast<char32_t>(towctrans_l(w(r), title, utf8_locale()));
 }
 
-std::string trim_space(std::string_view s) {
+std::string trim_space(std::string_view s) { return std::string(trimmed_space(s)); }
+
+std::string_view trimmed_space(std::string_view s) {
   while (!s.empty()) {
     go::Rune d = go::decode_rune(s);
     if (!d.valid() || !is_space(d.r)) break;
@@ -92,7 +94,7 @@ std::string trim_space(std::string_view s) {
     if (!d.valid() || !is_space(d.r)) break;
     s.remove_suffix(d.width);
   }
-  return std::string(s);
+  return s;
 }
 
 }  // namespace ejob::render::unicode

@@ -24,5 +24,7 @@ char32_t to_title(char32_t r);
 /// strings.TrimSpace: s without the leading and trailing white space of is_space (an invalid
 /// byte is not space).
 std::string trim_space(std::string_view s);
+/// The part of s that trim_space keeps, as a view into s.
+std::string_view trimmed_space(std::string_view s);
 
 }  // namespace ejob::render::unicode

@@ -221,6 +221,16 @@ std::string source_block(const Manifest& m) {
   return "---\n# Source: " + m.path + "\n" + m.content + "\n";
 }
 
+void append_source_block(std::string& out, const Manifest& m) {
+  out.append("---\n# Source: ").append(m.path).append("\n").append(m.content).append("\n");
+}
+
+size_t source_blocks_size(const std::vector<Manifest>& list) {
+  size_t n = 0;
+  for (const Manifest& m : list) n += 16 + m.path.size() + m.content.size();
+  return n;
+}
+
 }  // namespace
 
 std::vector<std::string> split_manifests(std::string_view file) {
@@ -245,12 +255,13 @@ std::vector<std::string> split_manifests(std::string_view file) {
   return docs;
 }
 
-SortedManifests sort_manifests(const std::map<std::string, std::string>& files,
+SortedManifests sort_manifests(std::map<std::string, std::string> files,
                                const std::function<void(const std::string&)>& warn) {
   SortedManifests out;
-  for (const auto& [path, content] : files) {
+  for (auto file = files.begin(); file != files.end(); file = files.erase(file)) {
+    const auto& [path, content] = *file;
     if (base_name(path).starts_with('_')) continue;
-    if (unicode::trim_space(content).empty()) continue;
+    if (unicode::trimmed_space(content).empty()) continue;
     for (std::string& doc : split_manifests(content)) {
       Head head = read_head(doc, path);
       Manifest m{path, std::move(doc), head.kind};
@@ -275,13 +286,21 @@ SortedManifests sort_manifests(const std::map<std::string, std::string>& files,
 }
 
 std::string format_manifests(const SortedManifests& sorted, const PostRender& post) {
+  // One buffer of the final size, trimmed in place: the output is as large as every rendered
+  // manifest together, and each copy of it stays in the peak resident set.
   std::string body;
-  for (const Manifest& c : sorted.crds) body += source_block(c);
-  for (const Manifest& m : sorted.manifests) body += source_block(m);
+  body.reserve(source_blocks_size(sorted.crds) + source_blocks_size(sorted.manifests) +
+               source_blocks_size(sorted.hooks) + 1);
+  for (const Manifest& c : sorted.crds) append_source_block(body, c);
+  for (const Manifest& m : sorted.manifests) append_source_block(body, m);
   if (post) body = post(body);
-  std::string out = unicode::trim_space(body) + "\n";
-  for (const Manifest& h : sorted.hooks) out += source_block(h);
-  return out;
+  std::string_view kept = unicode::trimmed_space(body);
+  size_t start = static_cast<size_t>(kept.data() - body.data());
+  body.erase(start + kept.size());
+  body.erase(0, start);
+  body += '\n';
+  for (const Manifest& h : sorted.hooks) append_source_block(body, h);
+  return body;
 }
 
 std::string show_only(const std::string& output, const std::vector<std::string>& patterns) {

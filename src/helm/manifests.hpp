@@ -44,9 +44,10 @@ struct SortedManifests {
 /// Helm's SplitManifests: the documents of one file, in order.
 std::vector<std::string> split_manifests(std::string_view file);
 
-/// SortManifests over rendered files (name → text). `warn` receives Helm's log lines. Throws
-/// ejob::Error(Input) `YAML parse error on PATH: …` for a document whose head cannot be read.
-SortedManifests sort_manifests(const std::map<std::string, std::string>& files,
+/// SortManifests over rendered files (name → text), each dropped once split, so that the
+/// rendered text is not held twice. `warn` receives Helm's log lines. Throws ejob::Error(Input)
+/// `YAML parse error on PATH: …` for a document whose head cannot be read.
+SortedManifests sort_manifests(std::map<std::string, std::string> files,
                                const std::function<void(const std::string&)>& warn);
 
 /// Helm's post-renderer: the manifests' text in, the text to use instead out.

@@ -121,6 +121,7 @@ std::string print(const SortedManifests& sorted, const RenderOptions& options, c
   }
   // With --output-dir the text holds no `# Source:` line, so every --show-only fails.
   if (!options.show_only.empty()) text = show_only(text, options.show_only);
+  if (log.empty()) return text;
   return log + text;
 }
 
@@ -242,7 +243,7 @@ SortedManifests render_loaded(ChartPtr chart, const RenderOptions& options, cons
       *chart, values, make_release(options.release_name, options.ns, options.is_upgrade),
       make_capabilities(kube, options.api_versions));
   std::erase_if(files, [](const auto& f) { return f.first.ends_with("NOTES.txt"); });
-  SortedManifests sorted = sort_manifests(files, io.warn);
+  SortedManifests sorted = sort_manifests(std::move(files), io.warn);
   if (options.include_crds) collect_crds(*chart, sorted.crds);
   if (options.no_hooks) sorted.hooks.clear();
   if (options.skip_tests)
