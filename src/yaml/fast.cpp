@@ -16,7 +16,9 @@ struct Unsupported {};
 
 [[noreturn]] void decline() { throw Unsupported{}; }
 
-constexpr int k_max_depth = 500;
+// go-yaml refuses more than 10000 levels ("exceeded max depth"): deeper text goes to yaml-cpp,
+// whose error is reported. The command runs on a big stack (src/util/big_stack).
+constexpr int k_max_depth = 10000;
 constexpr size_t k_max_key = 1000;  // libyaml refuses implicit keys over 1024 characters
 
 /// One line: its indentation and the text after it (comment lines and blank lines included).

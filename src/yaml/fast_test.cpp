@@ -149,3 +149,30 @@ TEST_CASE("yaml_fast: Go-verified load cases, where the fast path answers") {
 
 }  // namespace
 }  // namespace ejob::render
+
+namespace ejob::render {
+namespace {
+
+/// `k0:` / ` k1:` / … nested `levels` deep (one more space per level), the innermost `v: 1`.
+std::string nested_mappings(int levels) {
+  std::string text;
+  for (int i = 0; i < levels; ++i) text += std::string(i, ' ') + "k" + std::to_string(i) + ":\n";
+  return text + std::string(levels, ' ') + "v: 1\n";
+}
+
+}  // namespace
+
+TEST_CASE("fast path: block mappings nested 2000 deep load, as go-yaml's 10000 allow") {
+  // yaml-cpp refuses such text past ~500 levels ("bad file"); go-yaml, and so Helm, read it.
+  std::optional<Value> v = yaml::load_simple(nested_mappings(2000));
+  REQUIRE(v.has_value());
+  const Value* node = &*v;
+  for (int i = 0; i < 2000; ++i) {
+    auto it = node->as_map().find("k" + std::to_string(i));
+    REQUIRE(it != node->as_map().end());
+    node = &it->second;
+  }
+  CHECK(node->as_map().at("v").as_float() == 1);
+}
+
+}  // namespace ejob::render
