@@ -143,16 +143,17 @@ void apply_environment(LaunchOptions& o, const Environment& env) {
   }
 }
 
-/// Finds the flag an option string names: exact, else a unique prefix of a long name.
-const FlagSpec* find_flag(const std::string& option) {
-  for (const auto& f : flag_table())
-    for (const auto& n : f.names)
-      if (n == option) return &f;
-  if (option.size() < 3 || option.rfind("--", 0) != 0) return nullptr;
+/// ejob-agent's own flags, which torchrun does not have.
+bool ejob_only(const FlagSpec& f) { return std::string_view(f.dest) == "torch_version"; }
+
+/// The flag of which `option` is a unique prefix among torchrun's flags (ejob_own false)
+/// or among ejob's own (true); nullptr when none.
+const FlagSpec* find_prefix(const std::string& option, bool ejob_own) {
   const FlagSpec* found = nullptr;
   std::string matches;
   bool ambiguous = false;
   for (const auto& f : flag_table()) {
+    if (ejob_only(f) != ejob_own) continue;
     bool hit = false;
     for (const auto& n : f.names) {
       if (n.rfind(option, 0) != 0) continue;
@@ -164,6 +165,18 @@ const FlagSpec* find_flag(const std::string& option) {
   }
   if (ambiguous) usage_error("ambiguous option: " + option + " could match " + matches);
   return found;
+}
+
+/// Finds the flag an option string names: exact, else a unique prefix of a long name. A prefix
+/// is read as torchrun reads it, among torchrun's flags (`--t` is `--tee`, as in torchrun);
+/// ejob's own flags only take prefixes that name no torchrun flag.
+const FlagSpec* find_flag(const std::string& option) {
+  for (const auto& f : flag_table())
+    for (const auto& n : f.names)
+      if (n == option) return &f;
+  if (option.size() < 3 || option.rfind("--", 0) != 0) return nullptr;
+  if (const FlagSpec* f = find_prefix(option, false)) return f;
+  return find_prefix(option, true);
 }
 
 bool looks_like_negative_number(const std::string& s) {

@@ -79,6 +79,9 @@ TEST_CASE("launch options: dash spellings and unique prefixes") {
   CHECK(parse({"--local_addr", "node-a", "t.py"}).local_addr == "node-a");
   CHECK(parse({"--nproc=3", "t.py"}).nproc_per_node == "3");
   CHECK(parse({"--max_r=3", "t.py"}).max_restarts == 3);
+  // Prefixes are torchrun's: `--t` is `--tee` there, whatever flags ejob-agent adds.
+  CHECK(parse({"--t", "3", "t.py"}).tee == "3");
+  CHECK(parse({"--torch", "2.6", "t.py"}).torch_version == "2.6");
 }
 
 TEST_CASE("launch options: short options -m -r -t") {
