@@ -206,6 +206,11 @@ void DynamicRoundSource::publish_master_torch2(Round& round, KeyValueStore& stor
 /// torch 2.x's _assign_worker_ranks: every agent SETs role_info/<rank>, group rank 0 assigns
 /// (write_assigned_ranks), every agent reads its assigned_ranks/<rank>.
 void DynamicRoundSource::exchange_ranks_torch2(Round& round, KeyValueStore& store) const {
+  if (m_config.workers_identical) {
+    round.ranks =
+        identical_ranks(round.group_rank, round.group_world_size, m_config.nproc_per_node);
+    return;
+  }
   store.set("torchelastic/role_info/" + std::to_string(round.group_rank),
             to_json(RoleInfo{m_config.role, round.group_rank, m_config.nproc_per_node}));
   if (round.group_rank == 0) write_assigned_ranks(store, round.group_world_size);

@@ -201,6 +201,8 @@ LaunchConfig make_launch_config(const LaunchOptions& o, const Environment& env,
   if (o.torch_version) c.torch = dialect_of_torch_version(*o.torch_version);
   auto no_share = env.find("TORCH_DISABLE_SHARE_RDZV_TCP_STORE");
   c.share_agent_store = no_share == env.end() || no_share->second != "1";
+  auto identical = env.find("TORCH_ELASTIC_WORKER_IDENTICAL");
+  c.workers_identical = identical != env.end() && identical->second == "1";
   // As torch's _get_entrypoint_name: the first argument after the interpreter that is not a
   // flag, or the binary itself with --no_python.
   c.entrypoint_name = c.command[0];

@@ -59,6 +59,9 @@ struct LaunchConfig {
   /// torch 2.x: group rank 0's agent hosts the workers' store (unless
   /// TORCH_DISABLE_SHARE_RDZV_TCP_STORE=1).
   bool share_agent_store = true;
+  /// torch 2.x with TORCH_ELASTIC_WORKER_IDENTICAL=1: every agent runs nproc_per_node workers
+  /// of one role, so ranks follow from the group rank without the role_info exchange.
+  bool workers_identical = false;
 };
 
 /// Fills config.torch when --torch_version did not: the version of the torch the worker's

@@ -180,6 +180,13 @@ TEST_CASE("worker env: torch 2.x's names and the agent store") {
   CHECK(kept["TORCH_NCCL_ASYNC_ERROR_HANDLING"] == "3");
 }
 
+TEST_CASE("launch config: TORCH_ELASTIC_WORKER_IDENTICAL=1 (and only 1) skips the rank exchange") {
+  std::vector<std::string> args = {"--rdzv_backend=c10d", "--torch_version=2.6", "t.py"};
+  CHECK(config(args, {{"TORCH_ELASTIC_WORKER_IDENTICAL", "1"}}).workers_identical);
+  CHECK_FALSE(config(args, {{"TORCH_ELASTIC_WORKER_IDENTICAL", "true"}}).workers_identical);
+  CHECK_FALSE(config(args).workers_identical);
+}
+
 TEST_CASE("launch config: --torch_version picks the dialect; without it the worker's torch") {
   CHECK(config({"--torch_version=1.13.1", "t.py"}).torch == RdzvDialect::Torch1_13);
   CHECK(config({"--torch-version", "2.6", "t.py"}).torch == RdzvDialect::Torch2);

@@ -62,4 +62,15 @@ WorkerRanks assign_ranks(const std::vector<RoleInfo>& infos, int group_rank) {
   return out;
 }
 
+WorkerRanks identical_ranks(int group_rank, int group_world_size, int local_world_size) {
+  WorkerRanks r;
+  r.world_size = group_world_size * local_world_size;
+  r.role_world_size = r.world_size;
+  for (int i = 0; i < local_world_size; ++i) {
+    r.global_ranks.push_back(group_rank * local_world_size + i);
+    r.role_ranks.push_back(group_rank * local_world_size + i);
+  }
+  return r;
+}
+
 }  // namespace ejob::agent

@@ -31,4 +31,9 @@ struct WorkerRanks {
 /// Computes this agent's worker ranks from all agents' infos (indexed by group rank).
 WorkerRanks assign_ranks(const std::vector<RoleInfo>& infos, int group_rank);
 
+/// torch 2.x's fast path (TORCH_ELASTIC_WORKER_IDENTICAL=1): every agent runs
+/// `local_world_size` workers of one role, so global rank = group_rank * local_world_size +
+/// local rank, and the role's ranks and size are the global ones.
+WorkerRanks identical_ranks(int group_rank, int group_world_size, int local_world_size);
+
 }  // namespace ejob::agent

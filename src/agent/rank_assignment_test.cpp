@@ -36,3 +36,15 @@ TEST_CASE("rank assignment: role ranks count only agents of the same role") {
   CHECK(e.role_world_size == 1);
   CHECK(e.role_ranks == std::vector<int>{0});
 }
+
+TEST_CASE("rank assignment: TORCH_ELASTIC_WORKER_IDENTICAL's fast path, as torch 2.x") {
+  // _assign_worker_ranks: base = group_rank * local_world_size, role = global.
+  WorkerRanks r = identical_ranks(2, 3, 4);
+  CHECK(r.world_size == 12);
+  CHECK(r.global_ranks == std::vector<int>{8, 9, 10, 11});
+  CHECK(r.role_world_size == 12);
+  CHECK(r.role_ranks == std::vector<int>{8, 9, 10, 11});
+  // The same ranks as the exchange gives for identical agents.
+  std::vector<RoleInfo> infos = {{"default", 0, 4}, {"default", 1, 4}, {"default", 2, 4}};
+  CHECK(assign_ranks(infos, 2).global_ranks == r.global_ranks);
+}

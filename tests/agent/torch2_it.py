@@ -58,9 +58,10 @@ class Torch2Harness(Harness):
                 "--expect-world", str(world)]
 
 
-def mixed(h, backend, ejob_hosts):
+def mixed(h, backend, ejob_hosts, env=None):
     """2 ejob-agents + 2 torchrun 2.6 agents in one rendezvous (--nnodes=4); the first agent
-    started hosts the c10d store, the others say is_host=0 as agents on other machines would."""
+    started hosts the c10d store, the others say is_host=0 as agents on other machines would.
+    `env` is added to every agent's environment."""
     common = ["--local-addr=127.0.0.1"] + backend + ["--nnodes=4"]
     client = ["--rdzv-conf=is_host=0"] if "--rdzv-backend=c10d" in backend else []
     order = [(h.ejob, "ejob"), (h.torchrun, "torchrun")]
@@ -68,7 +69,8 @@ def mixed(h, backend, ejob_hosts):
         order.reverse()
     for n, (start, kind) in enumerate(order):
         for i in range(2):
-            start("%s%d" % (kind, i), common + ([] if n == 0 and i == 0 else client) + h.worker(4))
+            start("%s%d" % (kind, i), common + ([] if n == 0 and i == 0 else client) + h.worker(4),
+                  env)
             time.sleep(0.5)
     for a in h.agents:
         rc = a.wait(150)
@@ -89,6 +91,14 @@ def c10d_ejob_hosts(h):
 def c10d_torchrun_hosts(h):
     mixed(h, ["--rdzv-backend=c10d", "--rdzv-endpoint=127.0.0.1:%d" % free_port(),
               "--rdzv-id=t2torch"], False)
+
+
+def c10d_workers_identical(h):
+    """TORCH_ELASTIC_WORKER_IDENTICAL=1 on every agent: torch 2.x's agents skip the role_info
+    exchange (group rank 0 writes no assigned_ranks), so an agent still doing it would wait
+    for ever; all four must take ranks from their group rank alone."""
+    mixed(h, ["--rdzv-backend=c10d", "--rdzv-endpoint=127.0.0.1:%d" % free_port(),
+              "--rdzv-id=t2ident"], False, {"TORCH_ELASTIC_WORKER_IDENTICAL": "1"})
 
 
 def dialect_mismatch(h):
@@ -205,6 +215,7 @@ if __name__ == "__main__":
         sys.exit(1)
     sys.exit(run_scenarios({"c10d_ejob_hosts": c10d_ejob_hosts,
                             "c10d_torchrun_hosts": c10d_torchrun_hosts, "etcd_v2": etcd_v2,
+                            "c10d_workers_identical": c10d_workers_identical,
                             "dialect_mismatch": dialect_mismatch,
                             "c10d_node_lost": c10d_node_lost, "etcd_v2_node_lost": node_lost_v2,
                             "c10d_worker_crash": c10d_worker_crash,
