@@ -24,8 +24,9 @@ std::unique_ptr<RoundSource> make_source(const LaunchConfig& c) {
   if (c.backend == Backend::EtcdV2) return std::make_unique<EtcdV2RoundSource>(c);
   auto rdzv = std::make_unique<EtcdRendezvous>(etcd_client_options(c), c.etcd, c.run_id,
                                                c.min_nodes, c.max_nodes);
-  return std::make_unique<EtcdRoundSource>(std::move(rdzv), c.role, c.nproc_per_node,
-                                           c.local_addr.value_or(fq_hostname()));
+  EtcdRoundSource::Options options{c.role, c.nproc_per_node, c.local_addr.value_or(fq_hostname()),
+                                   c.torch.value_or(RdzvDialect::Torch1_13), c.workers_identical};
+  return std::make_unique<EtcdRoundSource>(std::move(rdzv), std::move(options));
 }
 
 void warn_omp(const LaunchConfig& c, const Environment& env) {

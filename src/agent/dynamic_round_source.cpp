@@ -85,32 +85,6 @@ int parse_port(const std::string& text, const std::string& round) {
   }
 }
 
-/// torch 2.x's group rank 0: reads every role_info/<i> and writes assigned_ranks/<i> = [base
-/// global rank, global world size, base role rank, role world size] as json.dumps does;
-/// global ranks follow group ranks, role ranks follow them within each role.
-void write_assigned_ranks(KeyValueStore& store, int group_world_size) {
-  std::vector<std::string> keys;
-  for (int i = 0; i < group_world_size; ++i)
-    keys.push_back("torchelastic/role_info/" + std::to_string(i));
-  std::vector<RoleInfo> infos;
-  for (const auto& s : store.get(keys)) infos.push_back(parse_role_info(s));
-  int global = 0, base = 0;
-  std::map<std::string, int> role_size, role_base;
-  for (const auto& r : infos) {
-    role_size[r.role] += r.local_world_size;
-    global += r.local_world_size;
-  }
-  for (std::size_t i = 0; i < infos.size(); ++i) {
-    const RoleInfo& r = infos[i];
-    store.set("torchelastic/assigned_ranks/" + std::to_string(i),
-              "[" + std::to_string(base) + ", " + std::to_string(global) + ", " +
-                  std::to_string(role_base[r.role]) + ", " + std::to_string(role_size[r.role]) +
-                  "]");
-    base += r.local_world_size;
-    role_base[r.role] += r.local_world_size;
-  }
-}
-
 }  // namespace
 
 void DynamicRoundSource::start(std::unique_ptr<StateBackend> backend, KeyValueStore& store) {
@@ -203,30 +177,16 @@ void DynamicRoundSource::publish_master_torch2(Round& round, KeyValueStore& stor
   round.master_port = m_bootstrap->second;
 }
 
-/// torch 2.x's _assign_worker_ranks: every agent SETs role_info/<rank>, group rank 0 assigns
-/// (write_assigned_ranks), every agent reads its assigned_ranks/<rank>.
+/// torch 2.x's _assign_worker_ranks (rank_assignment.hpp), or its fast path.
 void DynamicRoundSource::exchange_ranks_torch2(Round& round, KeyValueStore& store) const {
   if (m_config.workers_identical) {
     round.ranks =
         identical_ranks(round.group_rank, round.group_world_size, m_config.nproc_per_node);
     return;
   }
-  store.set("torchelastic/role_info/" + std::to_string(round.group_rank),
-            to_json(RoleInfo{m_config.role, round.group_rank, m_config.nproc_per_node}));
-  if (round.group_rank == 0) write_assigned_ranks(store, round.group_world_size);
-  std::string mine =
-      store.get({"torchelastic/assigned_ranks/" + std::to_string(round.group_rank)})[0];
-  int v[4] = {};
-  if (std::sscanf(mine.c_str(), "[%d, %d, %d, %d]", &v[0], &v[1], &v[2], &v[3]) != 4)
-    throw Error(ErrorCode::Input,
-                "torchelastic/assigned_ranks/" + std::to_string(round.group_rank) +
-                    " is not 4 ranks: " + mine + " (round " + round.version + ")");
-  round.ranks.world_size = v[1];
-  round.ranks.role_world_size = v[3];
-  for (int i = 0; i < m_config.nproc_per_node; ++i) {
-    round.ranks.global_ranks.push_back(v[0] + i);
-    round.ranks.role_ranks.push_back(v[2] + i);
-  }
+  round.ranks = agent::exchange_ranks_torch2(
+      store, RoleInfo{m_config.role, round.group_rank, m_config.nproc_per_node},
+      round.group_world_size, round.version);
 }
 
 std::unique_ptr<RoundWatcher> DynamicRoundSource::watch(const Round&) {
@@ -237,11 +197,7 @@ void DynamicRoundSource::exit_barrier(const Round& round) {
   try {
     PrefixStore store(*m_store, round_prefix(round.version));
     if (m_config.torch == RdzvDialect::Torch2) {
-      // store_util.barrier: count in; the last member sets the key everybody waits for.
-      std::string prefix = "torchelastic/agent/terminal_state";
-      if (store.add(prefix + "/num_members", 1) == round.group_world_size)
-        store.set(prefix + "/last_member", "<val_ignored>");
-      store.get({prefix + "/last_member"});
+      barrier(store, round.group_world_size, "torchelastic/agent/terminal_state");
       return;
     }
     synchronize(store, std::to_string(round.group_rank), round.group_rank, round.group_world_size,

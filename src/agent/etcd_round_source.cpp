@@ -10,12 +10,22 @@ namespace {
 constexpr std::chrono::seconds k_store_timeout{300};
 }
 
-EtcdRoundSource::EtcdRoundSource(std::unique_ptr<EtcdRendezvous> rendezvous, std::string role,
-                                 int local_world_size, std::string local_addr)
-    : m_rdzv(std::move(rendezvous)),
-      m_role(std::move(role)),
-      m_local_world_size(local_world_size),
-      m_local_addr(std::move(local_addr)) {}
+EtcdRoundSource::EtcdRoundSource(std::unique_ptr<EtcdRendezvous> rendezvous, Options options)
+    : m_rdzv(std::move(rendezvous)), m_options(std::move(options)) {}
+
+WorkerRanks EtcdRoundSource::exchange_ranks(KeyValueStore& store, const RendezvousResult& r) const {
+  RoleInfo mine{m_options.role, r.rank, m_options.local_world_size};
+  if (m_options.dialect == RdzvDialect::Torch2) {
+    if (m_options.workers_identical)
+      return identical_ranks(r.rank, r.world_size, m_options.local_world_size);
+    return exchange_ranks_torch2(store, mine, r.world_size, r.version);
+  }
+  std::vector<RoleInfo> infos;
+  for (const auto& s :
+       synchronize(store, to_json(mine), r.rank, r.world_size, "torchelastic/role_info"))
+    infos.push_back(parse_role_info(s));
+  return assign_ranks(infos, r.rank);
+}
 
 Round EtcdRoundSource::next_round() {
   RendezvousResult r = m_rdzv->next_rendezvous();
@@ -24,19 +34,14 @@ Round EtcdRoundSource::next_round() {
   // the same data (peers read it with a blocking get afterwards) and spares N agents from
   // waiting on every `.FIN` write for it.
   if (r.rank == 0) {
-    store.set("MASTER_ADDR", m_local_addr);
+    store.set("MASTER_ADDR", m_options.local_addr);
     store.set("MASTER_PORT", std::to_string(free_local_port()));
   }
-  std::vector<std::string> raw =
-      synchronize(store, to_json(RoleInfo{m_role, r.rank, m_local_world_size}), r.rank,
-                  r.world_size, "torchelastic/role_info");
-  std::vector<RoleInfo> infos;
-  for (const auto& s : raw) infos.push_back(parse_role_info(s));
   Round round;
   round.version = r.version;
   round.group_rank = r.rank;
   round.group_world_size = r.world_size;
-  round.ranks = assign_ranks(infos, r.rank);
+  round.ranks = exchange_ranks(store, r);
   std::vector<std::string> master = store.get({"MASTER_ADDR", "MASTER_PORT"});
   round.master_addr = master[0];
   try {
@@ -60,8 +65,11 @@ void EtcdRoundSource::exit_barrier(const Round& round) {
   try {
     EtcdStore store(m_rdzv->client(), m_rdzv->path("/rdzv/v_" + round.version + "/kv"),
                     k_store_timeout);
-    synchronize(store, std::to_string(round.group_rank), round.group_rank, round.group_world_size,
-                "torchelastic/agent/terminal_state");
+    if (m_options.dialect == RdzvDialect::Torch2)
+      barrier(store, round.group_world_size, "torchelastic/agent/terminal_state");
+    else
+      synchronize(store, std::to_string(round.group_rank), round.group_rank, round.group_world_size,
+                  "torchelastic/agent/terminal_state");
   } catch (const Error& e) {
     log_warning("exit barrier failed (ignored, as torchrun does): " + e.message());
   }

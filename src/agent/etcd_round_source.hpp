@@ -1,12 +1,17 @@
 #pragma once
 /// Rounds from the etcd rendezvous, completed as torch's SimpleElasticAgent._rendezvous does:
-/// role infos shared through the round's EtcdStore, then the group-rank-0 agent publishes
-/// MASTER_ADDR (its FQDN, or --local_addr) and MASTER_PORT (a free port) and everyone reads them
-/// back.
+/// the group-rank-0 agent publishes MASTER_ADDR (its FQDN, or --local_addr) and MASTER_PORT (a
+/// free port) in the round's EtcdStore and everyone reads them back; role infos are shared
+/// there in the dialect of the torch beside it (1.13: everybody reads every role info; 2.x:
+/// group rank 0 assigns ranks, or nobody with TORCH_ELASTIC_WORKER_IDENTICAL=1), and so is the
+/// exit barrier.
 
 #include <memory>
 
+#include "ejob/agent/dynamic_state.hpp"
 #include "ejob/agent/etcd_rendezvous.hpp"
+#include "ejob/agent/key_value_store.hpp"
+#include "ejob/agent/rank_assignment.hpp"
 #include "ejob/agent/round_source.hpp"
 #include "ejob/agent/round_watcher.hpp"
 
@@ -15,19 +20,25 @@ namespace ejob::agent {
 /// RoundSource over EtcdRendezvous.
 class EtcdRoundSource : public RoundSource {
  public:
-  /// LOCAL_ADDR is what this agent publishes as MASTER_ADDR when it is group rank 0.
-  EtcdRoundSource(std::unique_ptr<EtcdRendezvous> rendezvous, std::string role,
-                  int local_world_size, std::string local_addr);
+  /// What the rounds need besides the rendezvous.
+  struct Options {
+    std::string role;
+    int local_world_size = 1;
+    std::string local_addr;  ///< published as MASTER_ADDR when this agent is group rank 0
+    RdzvDialect dialect = RdzvDialect::Torch1_13;
+    bool workers_identical = false;  ///< torch 2.x's TORCH_ELASTIC_WORKER_IDENTICAL=1
+  };
+  EtcdRoundSource(std::unique_ptr<EtcdRendezvous> rendezvous, Options options);
   Round next_round() override;
   std::unique_ptr<RoundWatcher> watch(const Round& round) override;
   void exit_barrier(const Round& round) override;
   void shutdown() override;
 
  private:
+  [[nodiscard]] WorkerRanks exchange_ranks(KeyValueStore& store, const RendezvousResult& r) const;
+
   std::unique_ptr<EtcdRendezvous> m_rdzv;
-  std::string m_role;
-  int m_local_world_size;
-  std::string m_local_addr;
+  Options m_options;
 };
 
 }  // namespace ejob::agent

@@ -18,4 +18,10 @@ std::vector<std::string> synchronize(KeyValueStore& store, const std::string& da
   return values;
 }
 
+void barrier(KeyValueStore& store, int world_size, const std::string& prefix) {
+  if (store.add(prefix + "/num_members", 1) == world_size)
+    store.set(prefix + "/last_member", "<val_ignored>");
+  store.get({prefix + "/last_member"});
+}
+
 }  // namespace ejob::agent

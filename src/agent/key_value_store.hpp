@@ -50,4 +50,8 @@ class PrefixStore : public KeyValueStore {
 std::vector<std::string> synchronize(KeyValueStore& store, const std::string& data, int rank,
                                      int world_size, const std::string& prefix);
 
+/// torch 2.x's store_util.barrier: each member adds one to `<prefix>/num_members`, the last
+/// sets `<prefix>/last_member`, and all wait for it.
+void barrier(KeyValueStore& store, int world_size, const std::string& prefix);
+
 }  // namespace ejob::agent

@@ -1,8 +1,11 @@
 #include "ejob/agent/rank_assignment.hpp"
 
 #include <algorithm>
+#include <cstdio>
+#include <map>
 #include <nlohmann/json.hpp>
 
+#include "ejob/agent/key_value_store.hpp"
 #include "ejob/agent/rdzv_state.hpp"
 #include "ejob/util/error.hpp"
 
@@ -69,6 +72,55 @@ WorkerRanks identical_ranks(int group_rank, int group_world_size, int local_worl
   for (int i = 0; i < local_world_size; ++i) {
     r.global_ranks.push_back(group_rank * local_world_size + i);
     r.role_ranks.push_back(group_rank * local_world_size + i);
+  }
+  return r;
+}
+
+namespace {
+
+/// torch 2.x's group rank 0: reads every role_info/<i> and writes assigned_ranks/<i> = [base
+/// global rank, global world size, base role rank, role world size] as json.dumps does;
+/// global ranks follow group ranks, role ranks follow them within each role.
+void write_assigned_ranks(KeyValueStore& store, int group_world_size) {
+  std::vector<std::string> keys;
+  for (int i = 0; i < group_world_size; ++i)
+    keys.push_back("torchelastic/role_info/" + std::to_string(i));
+  std::vector<RoleInfo> infos;
+  for (const auto& s : store.get(keys)) infos.push_back(parse_role_info(s));
+  int global = 0, base = 0;
+  std::map<std::string, int> role_size, role_base;
+  for (const auto& r : infos) {
+    role_size[r.role] += r.local_world_size;
+    global += r.local_world_size;
+  }
+  for (std::size_t i = 0; i < infos.size(); ++i) {
+    const RoleInfo& r = infos[i];
+    store.set("torchelastic/assigned_ranks/" + std::to_string(i),
+              "[" + std::to_string(base) + ", " + std::to_string(global) + ", " +
+                  std::to_string(role_base[r.role]) + ", " + std::to_string(role_size[r.role]) +
+                  "]");
+    base += r.local_world_size;
+    role_base[r.role] += r.local_world_size;
+  }
+}
+
+}  // namespace
+
+WorkerRanks exchange_ranks_torch2(KeyValueStore& store, const RoleInfo& mine, int group_world_size,
+                                  const std::string& round) {
+  store.set("torchelastic/role_info/" + std::to_string(mine.rank), to_json(mine));
+  if (mine.rank == 0) write_assigned_ranks(store, group_world_size);
+  std::string key = "torchelastic/assigned_ranks/" + std::to_string(mine.rank);
+  std::string text = store.get({key})[0];
+  int v[4] = {};
+  if (std::sscanf(text.c_str(), "[%d, %d, %d, %d]", &v[0], &v[1], &v[2], &v[3]) != 4)
+    throw Error(ErrorCode::Input, key + " is not 4 ranks: " + text + " (round " + round + ")");
+  WorkerRanks r;
+  r.world_size = v[1];
+  r.role_world_size = v[3];
+  for (int i = 0; i < mine.local_world_size; ++i) {
+    r.global_ranks.push_back(v[0] + i);
+    r.role_ranks.push_back(v[2] + i);
   }
   return r;
 }

@@ -7,6 +7,8 @@
 
 namespace ejob::agent {
 
+class KeyValueStore;
+
 /// What each agent publishes under `torchelastic/role_info<group_rank>`.
 struct RoleInfo {
   std::string role;
@@ -30,6 +32,13 @@ struct WorkerRanks {
 
 /// Computes this agent's worker ranks from all agents' infos (indexed by group rank).
 WorkerRanks assign_ranks(const std::vector<RoleInfo>& infos, int group_rank);
+
+/// torch 2.x's _assign_worker_ranks over the agents' store: every agent sets
+/// torchelastic/role_info/<group rank>, group rank 0 writes every
+/// torchelastic/assigned_ranks/<i> = [base rank, world size, base role rank, role world size]
+/// (as json.dumps), and each agent reads its own. `round` names the round in errors.
+WorkerRanks exchange_ranks_torch2(KeyValueStore& store, const RoleInfo& mine, int group_world_size,
+                                  const std::string& round);
 
 /// torch 2.x's fast path (TORCH_ELASTIC_WORKER_IDENTICAL=1): every agent runs
 /// `local_world_size` workers of one role, so global rank = group_rank * local_world_size +

@@ -37,8 +37,10 @@ class Torch2Harness(Harness):
         shutil.copytree(os.path.join(HERE, "torch2_site"), os.path.join(self.root, "site"))
 
     def env(self, tag, extra=None):
-        # site/: Debian's torch 2.6 has no libuv (torch2_site/sitecustomize.py).
-        return {"PATH": "/usr/sbin:/usr/bin:/sbin:/bin", "AGENT_TAG": tag,
+        # site/: Debian's torch 2.6 has no libuv (torch2_site/sitecustomize.py); USE_LIBUV=0
+        # for env:// workers that host their own store (legacy etcd: no agent store), which
+        # pass use_libuv explicitly from it.
+        return {"PATH": "/usr/sbin:/usr/bin:/sbin:/bin", "AGENT_TAG": tag, "USE_LIBUV": "0",
                 "PYTHONPATH": self.inside + "/site", "PYTHONDONTWRITEBYTECODE": "1",
                 "TMPDIR": self.inside + "/tmp", "PYTHON_EXEC": "/usr/bin/python3"}
 
@@ -208,6 +210,14 @@ def etcd_v2(h):
     mixed(h, ["--rdzv-backend=etcd-v2", "--rdzv-endpoint=" + e.endpoint, "--rdzv-id=t2v2"], True)
 
 
+def etcd_legacy(h):
+    """The legacy etcd rendezvous (python-etcd in the root): the first ejob-agent to join is
+    group rank 0, so it assigns the ranks torch 2.6's agents wait for, and all four meet in
+    torch 2.x's exit barrier."""
+    e = h.start_etcd()
+    mixed(h, ["--rdzv-backend=etcd", "--rdzv-endpoint=" + e.endpoint, "--rdzv-id=t2legacy"], True)
+
+
 if __name__ == "__main__":
     AGENT, ROOT = os.path.abspath(sys.argv[1]), os.path.abspath(sys.argv[2])
     if os.geteuid() != 0 or not os.path.isfile(os.path.join(ROOT, ".ready")):
@@ -215,6 +225,7 @@ if __name__ == "__main__":
         sys.exit(1)
     sys.exit(run_scenarios({"c10d_ejob_hosts": c10d_ejob_hosts,
                             "c10d_torchrun_hosts": c10d_torchrun_hosts, "etcd_v2": etcd_v2,
+                            "etcd_legacy": etcd_legacy,
                             "c10d_workers_identical": c10d_workers_identical,
                             "dialect_mismatch": dialect_mismatch,
                             "c10d_node_lost": c10d_node_lost, "etcd_v2_node_lost": node_lost_v2,
