@@ -4,7 +4,9 @@ one real etcd (or, with --backend c10d, one TCPStore hosted by the first agent),
   1. peak RSS of the agent process (VmHWM), 1 node, 1 worker
   2. kill -9 of one worker (2 nodes, --max_restarts=1) -> both workers running again
   3. launch of 4 agents (--nnodes=4) -> all 4 workers running
-  4. rendezvous of N ejob-agents, N = 2..128 (launch -> all N workers running)
+  4. kill -9 of one node of 4 (--nnodes=3:4) -> the 3 survivors' workers running again
+     (--node-lost; ~1 min a run, so off by default)
+  5. rendezvous of N ejob-agents, N = 2..128 (launch -> all N workers running)
 
 Workers are the stdlib test worker (tests/agent/worker.py) so the figures measure the agents,
 not torch's import time. Usage: bench.py AGENT_BINARY [--backend etcd|c10d] [--max-n 128]
@@ -13,6 +15,7 @@ not torch's import time. Usage: bench.py AGENT_BINARY [--backend etcd|c10d] [--m
 import argparse
 import os
 import signal
+import socket
 import statistics
 import sys
 import time
@@ -94,6 +97,48 @@ def bench_crash(binary, kind, n):
         h.close(keep=False)
 
 
+def port_open(port):
+    try:
+        socket.create_connection(("127.0.0.1", port), timeout=1).close()
+        return True
+    except OSError:
+        return False
+
+
+def bench_node_lost(binary, kind, n):
+    """4 nodes of a --nnodes=3:4 job whose workers are linked (a lost peer fails them, as a
+    collective does); kill -9 of one node's agent and worker -> the 3 survivors' workers of
+    the next round running. Both launchers keep torch's defaults: the dead node leaves the old
+    round when its heartbeat is 15 s stale, the new round of 3 waits last_call_timeout (30 s)."""
+    h = Harness(binary)
+    try:
+        h.start_etcd()
+        hold = os.path.join(h.root, "release")
+        args = rdzv(h, "lost%d" % n, "3:4", "--max_restarts=3") + \
+            h.worker_args("--hold", hold, "--linked")
+        # a0 alone first, so that it hosts the c10d store: losing the host ends a c10d run
+        # for torchrun and ejob-agent alike (the store is not replicated).
+        agents = [start(h, kind, "a0", args)]
+        if BACKEND == "c10d":
+            wait_until(lambda: port_open(h.store_port), 60, "a0's store")
+        agents += [start(h, kind, "a%d" % i, args) for i in range(1, 4)]
+        first = wait_until(lambda: len(h.records()) == 4 and h.records(), 120, "round 1")
+        time.sleep(1.0)
+        victim = next(r for r in first if r["AGENT_TAG"] == "a3")
+        t_kill = time.time()
+        os.kill(agents[3].proc.pid, signal.SIGKILL)
+        os.kill(victim["pid"], signal.SIGKILL)
+        port = victim["MASTER_PORT"]
+        second = wait_until(lambda: (lambda r: r if len(r) == 3 else None)(
+            [r for r in h.records() if r["MASTER_PORT"] != port]), 180, "the survivors' round")
+        open(hold, "w").close()
+        for a in agents[:3]:
+            a.wait(60)
+        return max(r["t"] for r in second) - t_kill
+    finally:
+        h.close(keep=os.environ.get("BENCH_KEEP") == "1")
+
+
 def bench_start(binary, kind, n, nodes=4):
     """Seconds from launching `nodes` agents to all their workers running."""
     h = Harness(binary)
@@ -142,14 +187,18 @@ def main():
     p.add_argument("--repeat", type=int, default=3)
     p.add_argument("--max-n", type=int, default=128)
     p.add_argument("--backend", choices=["etcd", "c10d"], default="etcd")
+    p.add_argument("--node-lost", action="store_true")
     a = p.parse_args()
     global BACKEND
     BACKEND = a.backend
     binary = os.path.abspath(a.agent)
     rows = []
-    for name, fn, unit, target in [("peak RSS of the agent", bench_rss, "MiB", 20),
-                                   ("worker crash -> all workers restarted", bench_crash, "s", 10),
-                                   ("4-node start -> all workers running", bench_start, "s", 3)]:
+    benches = [("peak RSS of the agent", bench_rss, "MiB", 20),
+               ("worker crash -> all workers restarted", bench_crash, "s", 10),
+               ("4-node start -> all workers running", bench_start, "s", 3)]
+    if a.node_lost:
+        benches.append(("node lost -> survivors running again", bench_node_lost, "s", 5))
+    for name, fn, unit, target in benches:
         e, ev = median_of(lambda i: fn(binary, "ejob", i), a.repeat)
         t, tv = median_of(lambda i: fn(binary, "torchrun", i), a.repeat)
         if unit == "MiB":

@@ -6,7 +6,11 @@ Records its environment and argv as one JSON file in --out, then behaves as aske
   --crash-once FILE                     ... only the first time (FILE marks it)
   --hold FILE                           wait until FILE exists (a running job)
   --child                               start a grandchild that sleeps (orphan checks)
+  --linked                              with --hold: RANK 0 listens on MASTER_PORT, every
+                                        other rank connects; a dropped link fails the worker
+                                        (exit 1), as a collective fails when a peer dies
 """
+import socket
 import argparse
 import json
 import os
@@ -31,6 +35,7 @@ def main():
     p.add_argument("--crash-once", help="crash only if this marker file can be created")
     p.add_argument("--hold")
     p.add_argument("--child", action="store_true")
+    p.add_argument("--linked", action="store_true")
     p.add_argument("rest", nargs="*")
     a = p.parse_args()
     rec = {k: os.environ.get(k) for k in KEYS}
@@ -57,8 +62,37 @@ def main():
         if a.crash_signal:
             os.kill(os.getpid(), a.crash_signal)
         sys.exit(3)
+    links = link_ranks() if a.linked else []
     while a.hold and not os.path.exists(a.hold):
+        for s in links:
+            s.settimeout(0)
+            try:
+                if s.recv(1) == b"":
+                    sys.exit(1)  # the peer is gone
+            except BlockingIOError:
+                pass
+            except OSError:
+                sys.exit(1)
         time.sleep(0.05)
+
+
+def link_ranks():
+    """Rank 0 accepts a connection from every other rank on MASTER_ADDR:MASTER_PORT."""
+    rank, world = int(os.environ["RANK"]), int(os.environ["WORLD_SIZE"])
+    addr = (os.environ["MASTER_ADDR"], int(os.environ["MASTER_PORT"]))
+    if rank == 0:
+        server = socket.create_server(addr, reuse_port=False)
+        links = [server.accept()[0] for _ in range(world - 1)]
+        server.close()
+        return links
+    deadline = time.time() + 60
+    while True:
+        try:
+            return [socket.create_connection(addr, timeout=5)]
+        except OSError:
+            if time.time() > deadline:
+                raise
+            time.sleep(0.1)
 
 
 if __name__ == "__main__":
