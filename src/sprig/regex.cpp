@@ -3,6 +3,8 @@
 // (empty matches right after a match are skipped; the search always advances one rune).
 // Compile errors read as Go's: `error parsing regexp: missing closing ): `(``; the plain
 // functions panic through regexp.MustCompile (`regexp: Compile(`(`): error parsing …`).
+#include "ejob/sprig/regex.hpp"
+
 #include <re2/re2.h>
 
 #include <map>
@@ -49,6 +51,16 @@ struct Compiled {
   std::string error;
 };
 
+/// Whether expr has RE2's \C (any byte), an escape Go's parser refuses.
+bool has_any_byte_escape(std::string_view expr) {
+  for (size_t i = 0; i + 1 < expr.size(); ++i) {
+    if (expr[i] != '\\') continue;
+    if (expr[i + 1] == 'C') return true;
+    ++i;  // the escaped character
+  }
+  return false;
+}
+
 Compiled compile(const std::string& expr) {
   static std::mutex mutex;
   static std::map<std::string, Compiled, std::less<>> cache;
@@ -59,7 +71,9 @@ Compiled compile(const std::string& expr) {
   opts.set_encoding(RE2::Options::EncodingUTF8);
   auto re = std::make_shared<RE2>(expr, opts);
   Compiled c;
-  if (re->ok()) {
+  if (has_any_byte_escape(expr)) {
+    c.error = "error parsing regexp: invalid escape sequence: `\\C`";
+  } else if (re->ok()) {
     c.re = std::move(re);
   } else {
     c.error = "error parsing regexp: " + std::string(go_error_text(re->error_code())) + ": `" +
@@ -78,6 +92,12 @@ std::shared_ptr<const RE2> compile_or_throw(const std::string& expr, bool must) 
   std::string quoted = go::can_backquote(expr) ? "`" + expr + "`" : go::quote(expr);
   throw FuncError{"regexp: Compile(" + quoted + "): " + last.error};
 }
+
+}  // namespace
+
+std::string regexp_compile_error(const std::string& expr) { return compile(expr).error; }
+
+namespace {
 
 /// Match positions [start, end) of the whole match and each group (-1 when unset).
 using Match = std::vector<int64_t>;

@@ -47,6 +47,10 @@ TEST_CASE("sprig: regex compile errors read as Go's") {
         "regexp: Compile(`[a`): error parsing regexp: missing closing ]: `[a`");
   CHECK(error_of("regexFind", {S("(?i"), S("x")}) ==
         "regexp: Compile(`(?i`): error parsing regexp: invalid or unsupported Perl syntax: `(?i`");
+  // RE2's \C (any byte) is no escape to Go; an escaped backslash before a C is.
+  CHECK(error_of("mustRegexMatch", {S("a\\Cb"), S("x")}) ==
+        "error parsing regexp: invalid escape sequence: `\\C`");
+  CHECK(show("regexMatch", {S("a\\\\Cb"), S("a\\Cb")}) == "true");
 }
 
 TEST_CASE("sprig: semver and semverCompare follow Masterminds/semver 3.2") {
