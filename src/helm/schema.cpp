@@ -16,6 +16,7 @@
 #include "ejob/go/fmt.hpp"
 #include "ejob/go/json.hpp"
 #include "ejob/helm/schema_format.hpp"
+#include "ejob/sprig/regex.hpp"
 #include "ejob/util/error.hpp"
 
 namespace ejob::render {
@@ -756,14 +757,15 @@ class Validator {
     return nullptr;
   }
 
-  /// Go's regexp.MatchString: an unanchored search (RE2 syntax, as Go's).
+  /// Go's regexp.MatchString: an unanchored search (RE2 reads Go's syntax once `(?<name>` is
+  /// spelled its way; \C, which only RE2 takes, is refused).
   bool search(const std::string& pattern, const std::string& text) {
     auto it = m_regexes.find(pattern);
     if (it == m_regexes.end()) {
       RE2::Options opts;
       opts.set_log_errors(false);
-      auto re = std::make_unique<RE2>(pattern, opts);
-      if (!re->ok())
+      auto re = std::make_unique<RE2>(sprig::re2_syntax(pattern), opts);
+      if (!re->ok() || !sprig::regexp_compile_error(pattern).empty())
         throw Error(ErrorCode::Input,
                     "values.schema.json: invalid regular expression " + go_quote(pattern),
                     {m_file});

@@ -147,6 +147,7 @@ TEST_CASE("schema format: uri forms, pointers and regex reasons") {
   CHECK(why("regex", "(") == "error parsing regexp: missing closing ): `(`");
   CHECK(why("regex", "a\\Cb") == "error parsing regexp: invalid escape sequence: `\\C`");
   CHECK(why("regex", "a\\\\Cb").empty());
+  CHECK(why("regex", "(?<name>x)").empty());  // Go 1.22+ syntax, spelled (?P< for RE2
   CHECK_FALSE(ejob::render::format_error("idn-email", "x").has_value());  // v6 has no checker
   CHECK_FALSE(ejob::render::format_error("my-format", "x").has_value());
 }
