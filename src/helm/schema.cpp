@@ -16,6 +16,7 @@
 #include "ejob/go/fmt.hpp"
 #include "ejob/go/json.hpp"
 #include "ejob/helm/schema_format.hpp"
+#include "ejob/sprig/regex.hpp"
 #include "ejob/util/error.hpp"
 
 namespace ejob::render {
@@ -167,22 +168,6 @@ int draft_of(const Value& root) {
   if (u == "json-schema.org/draft-04/schema") return 4;
   if (u == "json-schema.org/draft-06/schema") return 6;
   return 7;
-}
-
-/// The `format` names v6 asserts (its format.go table, and regex through the regexp engine).
-bool v6_knows_format(std::string_view name) {
-  static constexpr std::array<std::string_view, 19> k_names = {
-      "json-pointer",  "relative-json-pointer",
-      "uuid",          "duration",
-      "period",        "ipv4",
-      "ipv6",          "hostname",
-      "email",         "date",
-      "time",          "date-time",
-      "uri",           "iri",
-      "uri-reference", "iri-reference",
-      "uri-template",  "semver",
-      "regex"};
-  return std::find(k_names.begin(), k_names.end(), name) != k_names.end();
 }
 
 /// v6's ValidationError: where in the values, the kind's text and the errors under it.
@@ -388,14 +373,15 @@ class Validator {
     return out;
   }
 
-  /// v6 asserts format under drafts 4-7 only, on strings only. Which strings pass is decided
-  /// by gojsonschema's checks (schema_format.hpp); v6's reason after the colon is not printed.
+  /// v6 asserts format under drafts 4-7 only (Helm never calls AssertFormat, and the 2019-09
+  /// and 2020-12 metaschemas do not require the format-assertion vocabulary). Every checker
+  /// of v6 passes a non-string; kind.Format prints the checker's reason after a colon.
   Outcome format(const Node& n) const {
     const Value* f = get(n.s, "format");
-    if (m_draft >= 2019 || f == nullptr || !f->is_string() || !n.v.is_string() ||
-        !v6_knows_format(f->as_string()) || string_has_format(f->as_string(), n.v.as_string()))
-      return std::nullopt;
-    return Problem{n.where, display(n.v) + " is not valid " + f->as_string()};
+    if (m_draft >= 2019 || f == nullptr || !f->is_string() || !n.v.is_string()) return std::nullopt;
+    const auto why = format_error(f->as_string(), n.v.as_string());
+    if (!why) return std::nullopt;
+    return Problem{n.where, display(n.v) + " is not valid " + f->as_string() + ": " + *why};
   }
 
   /// validateRef: a `validation failed` problem over the target's problems.
@@ -771,14 +757,15 @@ class Validator {
     return nullptr;
   }
 
-  /// Go's regexp.MatchString: an unanchored search (RE2 syntax, as Go's).
+  /// Go's regexp.MatchString: an unanchored search (RE2 reads Go's syntax once `(?<name>` is
+  /// spelled its way; \C, which only RE2 takes, is refused).
   bool search(const std::string& pattern, const std::string& text) {
     auto it = m_regexes.find(pattern);
     if (it == m_regexes.end()) {
       RE2::Options opts;
       opts.set_log_errors(false);
-      auto re = std::make_unique<RE2>(pattern, opts);
-      if (!re->ok())
+      auto re = std::make_unique<RE2>(sprig::re2_syntax(pattern), opts);
+      if (!re->ok() || !sprig::regexp_compile_error(pattern).empty())
         throw Error(ErrorCode::Input,
                     "values.schema.json: invalid regular expression " + go_quote(pattern),
                     {m_file});

@@ -12,9 +12,9 @@
 ///     - at '/ports': minItems: got 0, want 1
 ///
 /// Where v6 walks a Go map (the value's keys, patternProperties, dependencies) its order is
-/// random; ours is sorted by name. `format` is asserted under drafts 4-7 only, with
-/// gojsonschema's checks (schema_format.hpp) deciding which strings pass, and without v6's
-/// reason after `is not valid FORMAT`. Only local $ref (#...) resolve.
+/// random; ours is sorted by name. `format` is asserted under drafts 4-7 only, with v6's own
+/// checkers and the reason it prints after `is not valid FORMAT:` (schema_format.hpp). Only
+/// local $ref (#...) resolve.
 
 #include "ejob/go/value.hpp"
 #include "ejob/helm/chart.hpp"

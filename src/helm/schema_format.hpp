@@ -1,23 +1,22 @@
 #pragma once
-/// The `format` keyword of values.schema.json as gojsonschema (Helm 3 before 3.18) checks it,
-/// with the same Go functions behind each name: date, time and date-time (time.Parse with its
-/// layouts), hostname, uuid, json-pointer and relative-json-pointer (its regular expressions),
-/// ipv4 and ipv6 (net.ParseIP of Go 1.19, and a '.' or ':' in the text), uri and iri (url.Parse
-/// with a scheme), uri-reference and iri-reference (url.Parse), uri-template (url.Parse, then
-/// its expression on the path), regex (the pattern compiles). A backslash fails every uri
-/// form, as there.
+/// The `format` keyword of values.schema.json as jsonschema v6 (Helm >= 3.18) checks it: v6's
+/// format.go checkers, each with the reason v6 prints after `'x' is not valid ipv4: `.
 ///
-/// email and idn-email are net/mail.ParseAddress (go/mail.hpp).
-///
-/// Helm >= 3.18 checks format with jsonschema v6's own checkers, which differ in places (v6
-/// wants an offset in `time`, takes upper-case hex in `uuid`, ...): schema.cpp asks these
-/// checks for the names v6 knows, which is as near as ejob comes (docs/template-versions.md).
+/// Most are v6's own hand-written parsers (uuid, hostname, email, time, duration, period,
+/// semver, json-pointer, relative-json-pointer, ipv4); the rest call Go: date is
+/// time.Parse("2006-01-02"), ipv6 is netip.ParseAddr (go/netip.hpp), the uri forms are
+/// url.Parse (go/url.hpp) with v6's own IPv6-host check, regex is regexp.Compile
+/// (sprig/regex.hpp). Their reasons are those functions' Go error texts. Non-strings and names
+/// v6 does not know pass; where v6 asserts `format` at all is schema.cpp's decision.
 
+#include <optional>
+#include <string>
 #include <string_view>
 
 namespace ejob::render {
 
-/// Whether a string is of `format`; an unknown format accepts everything.
-bool string_has_format(std::string_view format, std::string_view text);
+/// Why `text` is not of `format` (v6's error text), or nullopt where it is or where v6 has no
+/// checker of that name.
+std::optional<std::string> format_error(std::string_view format, std::string_view text);
 
 }  // namespace ejob::render

@@ -1,11 +1,12 @@
 // Sprig's path functions (Go's path and, on Unix identical, path/filepath), urlParse and
-// urlJoin (net/url Parse and URL.String of Go 1.19), Sprig's own `fail`, and getHostByName
+// urlJoin (net/url Parse of Go 1.26, URL.String of Go 1.19), Sprig's own `fail`, and getHostByName
 // (Helm replaces it; without DNS access here it resolves nothing and panics as Sprig does on an
 // empty answer).
 #include <algorithm>
 #include <string>
 #include <string_view>
 
+#include "ejob/go/netip.hpp"
 #include "ejob/go/strconv.hpp"
 #include "ejob/go/url.hpp"
 #include "ejob/sprig/support.hpp"
@@ -71,11 +72,11 @@ std::string ext(std::string_view path) {
   return "";
 }
 
-enum class Enc : uint8_t { Path, Host, UserPassword, Fragment };
+enum class Enc : uint8_t { Path, Host, Zone, UserPassword, Fragment };
 
 bool should_escape(char c, Enc mode) {
   if ((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9')) return false;
-  if (mode == Enc::Host &&
+  if ((mode == Enc::Host || mode == Enc::Zone) &&
       std::string_view("!$&'()*+,;=:[]<>\"").find(c) != std::string_view::npos) {
     return false;
   }
@@ -85,7 +86,8 @@ bool should_escape(char c, Enc mode) {
       case Enc::Path: return c == '?';
       case Enc::UserPassword: return c == '@' || c == '/' || c == '?' || c == ':';
       case Enc::Fragment: return false;
-      case Enc::Host: return true;
+      case Enc::Host:
+      case Enc::Zone: return true;
     }
   }
   if (mode == Enc::Fragment && std::string_view("!()*").find(c) != std::string_view::npos) {
@@ -129,11 +131,17 @@ std::string unescape(std::string_view s, Enc mode) {
       if (mode == Enc::Host && hi < 8 && s.substr(i, 3) != "%25") {
         throw UrlError{"invalid URL escape " + go::quote(s.substr(i, 3))};
       }
+      // A zone may escape only what a host could hold unescaped (and a space, for Windows).
+      const char v = static_cast<char>(hi * 16 + lo);
+      if (mode == Enc::Zone && s.substr(i, 3) != "%25" && v != ' ' && should_escape(v, Enc::Host)) {
+        throw UrlError{"invalid URL escape " + go::quote(s.substr(i, 3))};
+      }
       out += static_cast<char>(hi * 16 + lo);
       i += 2;
       continue;
     }
-    if (mode == Enc::Host && static_cast<unsigned char>(c) < 0x80 && should_escape(c, mode)) {
+    if ((mode == Enc::Host || mode == Enc::Zone) && static_cast<unsigned char>(c) < 0x80 &&
+        should_escape(c, mode)) {
       throw UrlError{"invalid character " + go::quote(std::string_view(&c, 1)) + " in host name"};
     }
     out += c;
@@ -151,19 +159,41 @@ bool valid_optional_port(std::string_view port) {
 }
 
 struct Url {
-  std::string scheme, opaque, host, path, raw_query, fragment, userinfo;
+  std::string scheme, opaque, host, path, raw_path, raw_query, fragment, userinfo;
   bool has_user = false;
 };
 
-std::string parse_host(std::string_view host) {
-  if (!host.empty() && host[0] == '[') {
-    size_t i = host.rfind(']');
-    if (i == std::string_view::npos) throw UrlError{"missing ']' in host"};
-    std::string_view port = host.substr(i + 1);
-    if (!valid_optional_port(port))
-      throw UrlError{"invalid port " + go::quote(port) + " after host"};
-  } else if (size_t i = host.rfind(':'); i != std::string_view::npos) {
-    std::string_view port = host.substr(i);
+/// Go 1.26's parseHost for a host starting with '[': an IPv6 literal that netip.ParseAddr takes
+/// (an IPv4 one is refused), an optional %25-introduced zone, then an optional port.
+std::string parse_ip_literal(std::string_view host) {
+  const size_t close = host.rfind(']');
+  if (close == std::string_view::npos) throw UrlError{"missing ']' in host"};
+  const std::string_view port = host.substr(close + 1);
+  if (!valid_optional_port(port)) throw UrlError{"invalid port " + go::quote(port) + " after host"};
+  const std::string_view name = host.substr(1, close - 1);
+  const size_t zone = name.find("%25");
+  const std::string address =
+      zone == std::string_view::npos
+          ? unescape(name, Enc::Host)
+          : unescape(name.substr(0, zone), Enc::Host) + unescape(name.substr(zone), Enc::Zone);
+  std::string zone_name;
+  if (std::string error = go::parse_addr(address, zone_name); !error.empty())
+    throw UrlError{"invalid host: " + error};
+  // ParseAddr reads an IPv4 address where a '.' comes before any ':' or '%'.
+  if (const size_t first = address.find_first_of(".:%"); address[first] == '.')
+    throw UrlError{"invalid IP-literal"};
+  return "[" + address + "]" + unescape(port, Enc::Host);
+}
+
+/// Go 1.26's parseHost: '[' only at the start; otherwise the port follows the first ':' for
+/// http and https (strict colons, the default since Go 1.26) and the last ':' for other schemes.
+std::string parse_host(std::string_view scheme, std::string_view host) {
+  const size_t bracket = host.rfind('[');
+  if (bracket != std::string_view::npos && bracket > 0) throw UrlError{"invalid IP-literal"};
+  if (bracket == 0) return parse_ip_literal(host);
+  if (size_t i = host.find(':'); i != std::string_view::npos) {
+    if (scheme != "http" && scheme != "https") i = host.rfind(':');
+    const std::string_view port = host.substr(i);
     if (!valid_optional_port(port))
       throw UrlError{"invalid port " + go::quote(port) + " after host"};
   }
@@ -229,7 +259,8 @@ Url parse_url(std::string_view raw) {
         authority = authority.substr(0, i);
       }
       size_t at = authority.rfind('@');
-      u.host = parse_host(at == std::string_view::npos ? authority : authority.substr(at + 1));
+      u.host =
+          parse_host(u.scheme, at == std::string_view::npos ? authority : authority.substr(at + 1));
       if (at != std::string_view::npos) {
         std::string_view info = authority.substr(0, at);
         bool valid = std::all_of(info.begin(), info.end(), [](char c) {
@@ -242,6 +273,7 @@ Url parse_url(std::string_view raw) {
       }
     }
     u.path = unescape(rest, Enc::Path);
+    if (escape(u.path, Enc::Path) != rest) u.raw_path = std::string(rest);  // setPath
   } else {
     u.path = "*";
   }
@@ -264,15 +296,19 @@ std::string hostname(const std::string& host) {
   return h;
 }
 
+/// url.Error's text: url.Parse reports the URL without its fragment unless the fragment itself
+/// is bad.
+std::string url_error_text(std::string_view raw, const UrlError& e) {
+  std::string_view shown = e.whole_url ? raw : raw.substr(0, raw.find('#'));
+  return "parse " + go::quote(shown) + ": " + e.message;
+}
+
 Value url_parse(const std::string& raw) {
   Url u;
   try {
     u = parse_url(raw);
   } catch (const UrlError& e) {
-    // url.Parse reports the URL without its fragment unless the fragment itself is bad.
-    std::string_view shown =
-        e.whole_url ? std::string_view(raw) : std::string_view(raw).substr(0, raw.find('#'));
-    throw FuncError{"unable to parse url: parse " + go::quote(shown) + ": " + e.message};
+    throw FuncError{"unable to parse url: " + url_error_text(raw, e)};
   }
   Map d;
   d["scheme"] = Value::string(u.scheme);
@@ -377,13 +413,17 @@ void register_sprig_paths(FuncMap& map, const std::shared_ptr<const Env>& /*env*
 
 namespace ejob::render::go {
 
-std::optional<ParsedUrl> parse_url(std::string_view raw) {
+std::optional<ParsedUrl> parse_url(std::string_view raw, std::string* error) {
   try {
     sprig::Url u = sprig::parse_url(raw);
-    return ParsedUrl{std::move(u.scheme), std::move(u.path)};
-  } catch (const sprig::UrlError&) {
+    return ParsedUrl{std::move(u.scheme), std::move(u.host), std::move(u.path),
+                     std::move(u.raw_path)};
+  } catch (const sprig::UrlError& e) {
+    if (error != nullptr) *error = sprig::url_error_text(raw, e);
     return std::nullopt;
   }
 }
+
+std::string url_hostname(std::string_view host) { return sprig::hostname(std::string(host)); }
 
 }  // namespace ejob::render::go

@@ -33,6 +33,25 @@ TEST_CASE("sprig: urlParse and urlJoin follow net/url") {
         "unable to parse url: parse \"https://Ö@h\": net/url: invalid userinfo");
   CHECK(error_of("urlParse", {S("1:b")}) ==
         "unable to parse url: parse \"1:b\": first path segment in URL cannot contain colon");
+  // Go 1.26's parseHost (Helm v3.21's Go; the oracle's 1.24.4 predates it): IPv6 literals go
+  // through netip.ParseAddr, '[' only first, and http(s) ports follow the first colon.
+  CHECK(show("urlParse", {S("http://[fe80::1%25en0]:8080/")}) ==
+        "map[fragment: host:[fe80::1%en0]:8080 hostname:fe80::1%en0 opaque: path:/ query: "
+        "scheme:http userinfo:]");
+  CHECK(error_of("urlParse", {S("http://[1.2.3.4]/")}) ==
+        "unable to parse url: parse \"http://[1.2.3.4]/\": invalid IP-literal");
+  CHECK(error_of("urlParse", {S("http://a[::1]/")}) ==
+        "unable to parse url: parse \"http://a[::1]/\": invalid IP-literal");
+  CHECK(error_of("urlParse", {S("http://[::1x]/")}) ==
+        "unable to parse url: parse \"http://[::1x]/\": invalid host: ParseAddr(\"::1x\"): "
+        "unexpected character, want colon (at \"x\")");
+  CHECK(error_of("urlParse", {S("http://[::1%25%2F]/")}) ==
+        "unable to parse url: parse \"http://[::1%25%2F]/\": invalid URL escape \"%2F\"");
+  CHECK(error_of("urlParse", {S("http://a:1:2/")}) ==
+        "unable to parse url: parse \"http://a:1:2/\": invalid port \":1:2\" after host");
+  CHECK(show("urlParse", {S("mongodb://a:1,b:2/")}) ==
+        "map[fragment: host:a:1,b:2 hostname:a:1,b opaque: path:/ query: scheme:mongodb "
+        "userinfo:]");
   CHECK(show("urlJoin", {M({{"scheme", S("https")},
                             {"host", S("h.com")},
                             {"path", S("/a b")},

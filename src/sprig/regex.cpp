@@ -3,6 +3,8 @@
 // (empty matches right after a match are skipped; the search always advances one rune).
 // Compile errors read as Go's: `error parsing regexp: missing closing ): `(``; the plain
 // functions panic through regexp.MustCompile (`regexp: Compile(`(`): error parsing …`).
+#include "ejob/sprig/regex.hpp"
+
 #include <re2/re2.h>
 
 #include <map>
@@ -49,6 +51,64 @@ struct Compiled {
   std::string error;
 };
 
+/// The end of a character class that starts at expr[i] == '[': a ']' right after the '[' (or
+/// "[^") is a literal, `[:alpha:]` names nest, escapes skip a byte. npos when unclosed.
+size_t class_end(std::string_view expr, size_t i) {
+  size_t j = i + 1;
+  if (j < expr.size() && expr[j] == '^') ++j;
+  if (j < expr.size() && expr[j] == ']') ++j;
+  for (; j < expr.size(); ++j) {
+    if (expr[j] == '\\') {
+      ++j;
+    } else if (expr.substr(j, 2) == "[:") {
+      const size_t close = expr.find(":]", j + 2);
+      if (close != std::string_view::npos) j = close + 1;
+    } else if (expr[j] == ']') {
+      return j;
+    }
+  }
+  return std::string_view::npos;
+}
+
+}  // namespace
+
+std::string re2_syntax(std::string_view expr) {
+  std::string out;
+  for (size_t i = 0; i < expr.size(); ++i) {
+    if (expr[i] == '\\' && i + 1 < expr.size()) {
+      out.append(expr.substr(i++, 2));
+    } else if (const size_t end = expr[i] == '[' ? class_end(expr, i) : std::string_view::npos;
+               end != std::string_view::npos) {
+      out.append(expr.substr(i, end + 1 - i));
+      i = end;
+    } else if (expr.substr(i, 3) == "(?<") {
+      out += "(?P<";
+      i += 2;
+    } else {
+      out += expr[i];
+    }
+  }
+  return out;
+}
+
+namespace {
+
+/// RE2's error argument in Go's spelling: a named group it complains of was written `(?<`.
+std::string go_error_arg(std::string_view expr, const std::string& arg) {
+  if (!arg.starts_with("(?P<") || expr.find(arg) != std::string_view::npos) return arg;
+  return "(?<" + arg.substr(4);
+}
+
+/// Whether expr has RE2's \C (any byte), an escape Go's parser refuses.
+bool has_any_byte_escape(std::string_view expr) {
+  for (size_t i = 0; i + 1 < expr.size(); ++i) {
+    if (expr[i] != '\\') continue;
+    if (expr[i + 1] == 'C') return true;
+    ++i;  // the escaped character
+  }
+  return false;
+}
+
 Compiled compile(const std::string& expr) {
   static std::mutex mutex;
   static std::map<std::string, Compiled, std::less<>> cache;
@@ -57,13 +117,15 @@ Compiled compile(const std::string& expr) {
   RE2::Options opts;
   opts.set_log_errors(false);
   opts.set_encoding(RE2::Options::EncodingUTF8);
-  auto re = std::make_shared<RE2>(expr, opts);
+  auto re = std::make_shared<RE2>(re2_syntax(expr), opts);
   Compiled c;
-  if (re->ok()) {
+  if (has_any_byte_escape(expr)) {
+    c.error = "error parsing regexp: invalid escape sequence: `\\C`";
+  } else if (re->ok()) {
     c.re = std::move(re);
   } else {
     c.error = "error parsing regexp: " + std::string(go_error_text(re->error_code())) + ": `" +
-              re->error_arg() + "`";
+              go_error_arg(expr, re->error_arg()) + "`";
   }
   if (cache.size() > 256) cache.clear();
   cache.emplace(expr, c);
@@ -78,6 +140,12 @@ std::shared_ptr<const RE2> compile_or_throw(const std::string& expr, bool must) 
   std::string quoted = go::can_backquote(expr) ? "`" + expr + "`" : go::quote(expr);
   throw FuncError{"regexp: Compile(" + quoted + "): " + last.error};
 }
+
+}  // namespace
+
+std::string regexp_compile_error(const std::string& expr) { return compile(expr).error; }
+
+namespace {
 
 /// Match positions [start, end) of the whole match and each group (-1 when unset).
 using Match = std::vector<int64_t>;

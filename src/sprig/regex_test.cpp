@@ -47,6 +47,17 @@ TEST_CASE("sprig: regex compile errors read as Go's") {
         "regexp: Compile(`[a`): error parsing regexp: missing closing ]: `[a`");
   CHECK(error_of("regexFind", {S("(?i"), S("x")}) ==
         "regexp: Compile(`(?i`): error parsing regexp: invalid or unsupported Perl syntax: `(?i`");
+  // RE2's \C (any byte) is no escape to Go; an escaped backslash before a C is.
+  CHECK(error_of("mustRegexMatch", {S("a\\Cb"), S("x")}) ==
+        "error parsing regexp: invalid escape sequence: `\\C`");
+  CHECK(show("regexMatch", {S("a\\\\Cb"), S("a\\Cb")}) == "true");
+  // Go 1.22+ names a group (?<name>…) as well as (?P<name>…); RE2 only knows the second.
+  CHECK(show("regexReplaceAll", {S("(?<d>[0-9]+)"), S("a12b"), S("<${d}>")}) == "a<12>b");
+  CHECK(show("regexMatch", {S("[(?<]x"), S("<x")}) == "true");  // in a class it is no group
+  CHECK(error_of("mustRegexMatch", {S("(?<a-b>x)"), S("x")}) ==
+        "error parsing regexp: invalid named capture: `(?<a-b>`");
+  CHECK(error_of("mustRegexMatch", {S("(?P<a-b>x)"), S("x")}) ==
+        "error parsing regexp: invalid named capture: `(?P<a-b>`");
 }
 
 TEST_CASE("sprig: semver and semverCompare follow Masterminds/semver 3.2") {
