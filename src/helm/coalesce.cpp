@@ -5,6 +5,7 @@
 #include <set>
 #include <unordered_map>
 #include <unordered_set>
+#include <utility>
 
 #include "ejob/go/fmt.hpp"
 #include "ejob/go/json.hpp"
@@ -48,8 +49,8 @@ class Coalescer {
  public:
   explicit Coalescer(const Warn& warn) : m_warn(warn) {}
 
-  /// From here on the values of the charts in `once` are used up instead of copied.
-  void use_up(std::unordered_set<const Chart*> once) { m_use_up = std::move(once); }
+  /// From here on the values in `taken` (by chart) are used instead of copies of the charts'.
+  void use_up(std::unordered_map<const Chart*, Value> taken) { m_taken = std::move(taken); }
 
   /// Copy on write from here on: the destination shares its tables with values that must not
   /// change, and each table is copied (shallowly) the first time this coalescing changes it.
@@ -185,13 +186,13 @@ class Coalescer {
     dest.insert_or_assign("global", dg);
   }
 
-  /// A copy of the chart's values (copystructure.Copy), or the values themselves, taken out
-  /// of a chart in m_use_up (see take_or_copy).
+  /// A copy of the chart's values (copystructure.Copy), or the values taken out of it before
+  /// (use_up), made a copy's equal by take_or_copy.
   Value chart_defaults(const Chart& c) {
-    if (!m_use_up.contains(&c)) return c.values.deep_copy();
-    // The chart is the caller's, passed on as const by Helm's signatures: only charts of the
-    // tree coalesce_release_values was handed are in m_use_up.
-    Value taken = std::move(const_cast<Chart&>(c).values);
+    auto it = m_taken.find(&c);
+    if (it == m_taken.end()) return c.values.deep_copy();
+    Value taken = std::move(it->second);
+    m_taken.erase(it);
     take_or_copy(taken);
     return taken;
   }
@@ -208,7 +209,7 @@ class Coalescer {
   }
 
   const Warn& m_warn;
-  std::unordered_set<const Chart*> m_use_up;
+  std::unordered_map<const Chart*, Value> m_taken;
   bool m_copy_on_write = false;
   std::unordered_set<const Map*> m_owned;
   std::vector<MapPtr> m_keep;
@@ -518,17 +519,23 @@ void count_visits(const Chart& c, std::unordered_map<const Chart*, int>& visits)
   for (const ChartPtr& sub : c.dependencies) count_visits(*sub, visits);
 }
 
+/// Takes the values out of every chart of the tree reached once.
+void take_values(Chart& c, const std::unordered_map<const Chart*, int>& visits,
+                 std::unordered_map<const Chart*, Value>& taken) {
+  if (visits.at(&c) == 1) taken.emplace(&c, std::exchange(c.values, Value()));
+  for (const ChartPtr& sub : c.dependencies) take_values(*sub, visits, taken);
+}
+
 }  // namespace
 
 Map coalesce_release_values(Chart& chart, const Map& user, const Warn& warn) {
   std::unordered_map<const Chart*, int> visits;
   count_visits(chart, visits);
-  std::unordered_set<const Chart*> once;
-  for (const auto& [c, n] : visits)
-    if (n == 1) once.insert(c);
+  std::unordered_map<const Chart*, Value> taken;
+  take_values(chart, visits, taken);
   Value dest = Value::map(user).deep_copy();
   Coalescer coalescer(warn);
-  coalescer.use_up(std::move(once));
+  coalescer.use_up(std::move(taken));
   coalescer.coalesce(chart, dest.mutable_map(), "", false);
   return dest.as_map();
 }
