@@ -235,7 +235,8 @@ SortedManifests render_loaded(ChartPtr chart, const RenderOptions& options, cons
   validate_release_name(options.release_name);
   process_dependencies(*chart, user, io.warn);
   Map values = coalesce_release_values(*chart, user, io.warn);
-  if (!options.skip_schema_validation) validate_values(*chart, values);
+  if (!options.skip_schema_validation)
+    validate_values(*chart, values, SchemaIo{io.fetch_url, io.warn});
   release_chart_values(*chart);
   check_labels(options.labels);
   check_kube_version(*chart, kube);

@@ -18,6 +18,7 @@
 
 #include "ejob/helm/coalesce.hpp"
 #include "ejob/helm/manifests.hpp"
+#include "ejob/helm/schema.hpp"
 
 namespace ejob::render {
 
@@ -53,6 +54,7 @@ struct RenderIo {
   FileExists exists;       ///< --output-dir hook appends
   Warn warn;               ///< Helm's log lines (stderr)
   PostRender post_render;  ///< --post-renderer (none: unset)
+  FetchUrl fetch_url;      ///< http(s) documents a values.schema.json names (none: refused)
 };
 
 /// The pipeline up to the sorted manifests and hooks, without printing them: what `ejob

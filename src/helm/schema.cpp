@@ -829,7 +829,7 @@ std::string schema_problems(const std::string& schema_text, const Value& values,
   return out.substr(1) + "\n";  // JSONSchemaValidationError.Error(): first line gone, "\n" on
 }
 
-void validate_values(const Chart& chart, const Map& values) {
+void validate_values(const Chart& chart, const Map& values, const SchemaIo& /*io*/) {
   std::string report;
   validate_tree(chart, values, report);
   if (report.ends_with('\n')) report.pop_back();

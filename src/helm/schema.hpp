@@ -16,10 +16,28 @@
 /// checkers and the reason it prints after `is not valid FORMAT:` (schema_format.hpp). Only
 /// local $ref (#...) resolve.
 
+#include <functional>
+#include <string>
+
 #include "ejob/go/value.hpp"
 #include "ejob/helm/chart.hpp"
+#include "ejob/helm/coalesce.hpp"
 
 namespace ejob::render {
+
+/// Fetches an http(s) document that a values.schema.json names (`$ref`, `$schema`), as Helm's
+/// HTTPURLLoader does (GET, 15 s timeout, proxies from the environment, redirects followed):
+/// the body of a 200 answer. Any other outcome throws std::runtime_error with Helm's text:
+/// `HTTP request to URL returned status 404 (Not Found)` or `HTTP request failed for URL: WHY`.
+/// The render layers never touch the network themselves: the command supplies this.
+using FetchUrl = std::function<std::string(const std::string& url)>;
+
+/// What schema validation may do besides computing: fetch http(s) documents, and print
+/// Helm's log lines (the unresolved-URN warning).
+struct SchemaIo {
+  FetchUrl fetch;  ///< none: an http(s) document fails to load
+  Warn warn;       ///< none: warnings dropped
+};
 
 /// The problems of `values` against one schema text as JSONSchemaValidationError.Error()
 /// prints them (`- at '/PATH': TEXT` lines, causes indented under them); empty when valid.
@@ -29,6 +47,6 @@ std::string schema_problems(const std::string& schema, const Value& values,
                             const std::string& file);
 
 /// ValidateAgainstSchema over the chart tree; throws ejob::Error(Input) with the message above.
-void validate_values(const Chart& chart, const Map& values);
+void validate_values(const Chart& chart, const Map& values, const SchemaIo& io = {});
 
 }  // namespace ejob::render
