@@ -15,7 +15,9 @@
 
 #include "ejob/go/fmt.hpp"
 #include "ejob/go/json.hpp"
+#include "ejob/go/printer_en.hpp"
 #include "ejob/helm/schema_format.hpp"
+#include "ejob/helm/schema_set.hpp"
 #include "ejob/sprig/regex.hpp"
 #include "ejob/util/error.hpp"
 
@@ -118,9 +120,13 @@ Value normalized(const Value& v) {
 
 std::string canonical_json(const Value& v) { return json::marshal(normalized(v)); }
 
-/// Go's %v of a float64 (shortest digits, exponent from 1e+21 and below 1e-4): what v6 prints
-/// for the numbers of minimum, maximum, multipleOf and their kin (big.Rat → Float64 → %v).
-std::string number_text(const Value& v) { return format_v(Value::float64(number_of(v))); }
+/// A count of v6's messages (minItems' want, maxLength's got…): %d through x/text's English
+/// printer (`2,000`); the schema's number is taken as an int, as v6's intVal does.
+std::string count_text(double n) { return go::english_int(static_cast<int64_t>(n)); }
+
+/// The numbers of minimum, maximum, multipleOf and their kin: big.Rat → Float64 → %v through
+/// x/text's English printer (`65,535`, `1×10⁰⁶`).
+std::string number_text(double x) { return go::english_float(x); }
 
 /// v6's kind.quote: Go's %q, with `"` left bare and `'` escaped, between single quotes.
 std::string quote(std::string_view s) {
@@ -143,31 +149,6 @@ std::string display(const Value& v) {
     case JsonType::Null: return "<nil>";
     default: return format_v(v);
   }
-}
-
-/// The JSON-Schema draft v6 compiles a values.schema.json under, from its `$schema` (v6's
-/// draft.go draftFromURL): 4, 6, 7, 2019 or 2020; no `$schema`, or json-schema.org/schema, is
-/// 2020-12. An unknown `$schema` is taken as draft 7.
-int draft_of(const Value& root) {
-  if (!root.is_map()) return 2020;
-  auto it = root.as_map().find("$schema");
-  if (it == root.as_map().end() || !it->second.is_string()) return 2020;
-  std::string_view u = it->second.as_string();
-  const size_t hash = u.find('#');
-  if (hash != std::string_view::npos) {
-    if (hash + 1 != u.size()) return 7;  // a fragment: not a draft v6 knows
-    u = u.substr(0, hash);
-  }
-  if (u.starts_with("http://")) {
-    u.remove_prefix(7);
-  } else if (u.starts_with("https://")) {
-    u.remove_prefix(8);
-  }
-  if (u == "json-schema.org/schema" || u == "json-schema.org/draft/2020-12/schema") return 2020;
-  if (u == "json-schema.org/draft/2019-09/schema") return 2019;
-  if (u == "json-schema.org/draft-04/schema") return 4;
-  if (u == "json-schema.org/draft-06/schema") return 6;
-  return 7;
 }
 
 /// v6's ValidationError: where in the values, the kind's text and the errors under it.
@@ -231,12 +212,11 @@ void display_problem(const Problem& p, int indent, std::string& out) {
 
 class Validator {
  public:
-  Validator(const Value& root, const std::string& file)
-      : m_root(root), m_file(file), m_draft(draft_of(root)) {}
+  explicit Validator(const SchemaSet& set) : m_set(set) {}
 
-  /// Validate() of the compiled root: its problems, a group unfolded.
-  std::vector<Problem> run(const Value& values) {
-    Outcome o = validate(m_root, values, {});
+  /// Validate() of a compiled schema: its problems, a group unfolded.
+  std::vector<Problem> run(const SchemaNode& root, const Value& values) {
+    Outcome o = validate(*root.value, values, {});
     return o ? causes_of(std::move(*o)) : std::vector<Problem>{};
   }
 
@@ -245,6 +225,36 @@ class Validator {
     const Map& s;
     const Value& v;
     const std::vector<std::string>& where;
+    const SchemaNode& at;
+    int draft;
+  };
+
+  /// v6's scope: a schema being applied, the value it is applied to (the same value keeps
+  /// the id of its value, vid) and the reference keyword that led to it.
+  struct Scope {
+    const SchemaNode* node;
+    const Value* value;
+    size_t vid;
+    std::string_view ref;
+  };
+
+  /// Pushes a scope for the length of one validate().
+  class Enter {
+   public:
+    Enter(Validator& self, const SchemaNode& node, const Value& v, std::string_view ref)
+        : m_self(self) {
+      auto& scopes = self.m_scopes;
+      size_t vid = 0;
+      if (!scopes.empty())
+        vid = scopes.back().value == &v ? scopes.back().vid : scopes.back().vid + 1;
+      scopes.push_back(Scope{&node, &v, vid, ref});
+    }
+    ~Enter() { m_self.m_scopes.pop_back(); }
+    Enter(const Enter&) = delete;
+    Enter& operator=(const Enter&) = delete;
+
+   private:
+    Validator& m_self;
   };
 
   static const Value* get(const Map& s, std::string_view key) {
@@ -255,28 +265,116 @@ class Validator {
   /// One schema against one value; `evaluated` gets the property names it evaluated when
   /// the value is valid (v6's uneval.merge).
   Outcome validate(const Value& schema, const Value& v, const std::vector<std::string>& where,
-                   std::set<std::string>* evaluated = nullptr) {
+                   std::set<std::string>* evaluated = nullptr, std::string_view ref = {}) {
     if (schema.is_bool()) {
       if (schema.as_bool()) return std::nullopt;
       return Problem{where, "false schema", {}};
     }
-    if (!schema.is_map()) return std::nullopt;
-    Guard guard(*this, schema, where);
-    Node n{schema.as_map(), v, where};
+    if (!schema.is_map() || schema.as_map().empty()) return std::nullopt;  // {} is true
+    const SchemaNode& at = node_of(schema);
+    Enter scope(*this, at, v, ref);
+    if (Outcome cycle = ref_cycle(where)) return cycle;
+    Node n{schema.as_map(), v, where, at, at.draft()};
     if (Outcome early = assertions(n)) return early;
     Errors errs;
-    if (const Value* ref = get(n.s, "$ref"); ref != nullptr && ref->is_string()) {
-      Outcome r = reference(resolve(ref->as_string()), n, errs.evaluated);
-      if (m_draft < 2019) return finish(std::move(errs), r, where, evaluated);
+    if (const SchemaNode* target = m_set.target(schema, "$ref")) {
+      Outcome r = reference(*target, n, errs.evaluated, "$ref");
+      if (n.draft < 2019) return finish(std::move(errs), r, where, evaluated);
       errs.add(std::move(r));
     }
     if (json_type(v) == JsonType::Object) object(n, errs);
     if (json_type(v) == JsonType::Array) array(n, errs);
     if (json_type(v) == JsonType::String) string(n, errs);
     if (json_type(v) == JsonType::Integer || json_type(v) == JsonType::Number) number(n, errs);
+    if (n.draft >= 2019) dynamic_refs(n, errs);
     conditions(n, errs);
-    if (m_draft >= 2019) unevaluated(n, errs);
+    if (n.draft >= 2019) unevaluated(n, errs);
     return finish(std::move(errs), std::nullopt, where, evaluated);
+  }
+
+  /// Every schema the validator reaches was compiled (SchemaSet); a value that was not is a
+  /// bug, not a user error.
+  const SchemaNode& node_of(const Value& schema) const {
+    const SchemaNode* n = m_set.node(schema);
+    if (n == nullptr) throw std::logic_error("values.schema.json: a subschema was not compiled");
+    return *n;
+  }
+
+  /// scope.checkCycle: the schema now entered is already applied to this same value further
+  /// out (`$ref`s that lead back without consuming anything).
+  Outcome ref_cycle(const std::vector<std::string>& where) const {
+    const Scope& top = m_scopes.back();
+    for (size_t i = m_scopes.size() - 1; i-- > 0;) {
+      if (m_scopes[i].vid != top.vid) break;
+      if (m_scopes[i].node != top.node) continue;
+      return Problem{where, "both " + keyword_location(m_scopes.size() - 1) + " and " +
+                                keyword_location(i) + " resolve to " +
+                                go_quote(top.node->location()) + " causing reference cycle"};
+    }
+    return std::nullopt;
+  }
+
+  /// scope.kwLoc: the keywords from the outermost scope to scope `i`.
+  std::string keyword_location(size_t i) const {
+    std::string loc;
+    for (; i > 0; --i) {
+      const Scope& sc = m_scopes[i];
+      if (!sc.ref.empty()) {
+        loc = "/" + std::string(sc.ref) + loc;
+        continue;
+      }
+      const std::string cur = sc.node->location();
+      const std::string parent = m_scopes[i - 1].node->location();
+      loc = (cur.size() >= parent.size() ? cur.substr(parent.size()) : cur) + loc;
+    }
+    return loc;
+  }
+
+  /// validateRefs (2019-09 on): `$recursiveRef` to the outermost scope whose resource has
+  /// `$recursiveAnchor`, `$dynamicRef` to the outermost resource with that dynamic anchor.
+  void dynamic_refs(const Node& n, Errors& errs) {
+    if (const SchemaNode* target = m_set.target(*n.at.value, "$recursiveRef")) {
+      if (recursive_anchor(*target->value))
+        for (const Scope& sc : m_scopes)
+          if (recursive_anchor(*m_set.node(*resource_root(*sc.node))->value)) {
+            target = sc.node;
+            break;
+          }
+      errs.add(reference(*target, n, errs.evaluated, "$recursiveRef"));
+    }
+    const SchemaNode* target = m_set.target(*n.at.value, "$dynamicRef");
+    if (target == nullptr) return;
+    const std::string anchor = dynamic_anchor_of(*get(n.s, "$dynamicRef"));
+    const Value* own =
+        target->value->is_map() ? get(target->value->as_map(), "$dynamicAnchor") : nullptr;
+    if (!anchor.empty() && own != nullptr && own->is_string() && own->as_string() == anchor)
+      for (const Scope& sc : m_scopes)
+        if (const SchemaNode* d = m_set.anchored(*sc.node->resource, *sc.node->doc, anchor);
+            d != nullptr && sc.node->resource->dynamic_anchors.count(anchor) > 0) {
+          target = d;
+          break;
+        }
+    errs.add(reference(*target, n, errs.evaluated, "$dynamicRef"));
+  }
+
+  static bool recursive_anchor(const Value& schema) {
+    const Value* a = schema.is_map() ? get(schema.as_map(), "$recursiveAnchor") : nullptr;
+    return a != nullptr && a->is_bool() && a->as_bool();
+  }
+
+  /// The schema value at the root of a node's resource.
+  const Value* resource_root(const SchemaNode& node) const {
+    const SchemaNode* root = m_set.at(*node.doc, node.resource->ptr);
+    return root != nullptr ? root->value : node.value;
+  }
+
+  /// The anchor a `$dynamicRef` names (its fragment when that is no JSON pointer), or "".
+  static std::string dynamic_anchor_of(const Value& ref) {
+    const std::string& r = ref.as_string();
+    const size_t hash = r.find('#');
+    if (hash == std::string::npos) return "";
+    std::string frag = join_url("file:///", r.substr(hash)).frag;
+    return frag.empty() || frag[0] == '/' ? "" : frag;
   }
 
   static Outcome finish(Errors errs, Outcome ref, const std::vector<std::string>& where,
@@ -287,31 +385,13 @@ class Validator {
     return o;
   }
 
-  /// $ref cycles on one value (v6's scope.checkCycle) would not end here: refused.
-  struct Guard {
-    Guard(Validator& self, const Value& schema, const std::vector<std::string>& where)
-        : m_self(self) {
-      for (const auto& [s, w] : self.m_stack)
-        if (s == &schema && w == where.size())
-          throw Error(ErrorCode::Input,
-                      "values.schema.json: $ref cycle at " + quote(pointer(where)), {self.m_file});
-      self.m_stack.emplace_back(&schema, where.size());
-    }
-    ~Guard() { m_self.m_stack.pop_back(); }
-    Guard(const Guard&) = delete;
-    Guard& operator=(const Guard&) = delete;
-
-   private:
-    Validator& m_self;
-  };
-
   /// type, const, enum and format: the first that fails is the value's only error.
   Outcome assertions(const Node& n) {
     if (Outcome t = type(n)) return t;
-    if (const Value* c = get(n.s, "const"); c != nullptr && m_draft >= 6) {
+    if (const Value* c = get(n.s, "const"); c != nullptr && n.draft >= 6) {
       if (canonical_json(n.v) != canonical_json(*c))
-        return Problem{
-            n.where, c->is_list() || c->is_map() ? "const failed" : "value must be " + display(*c)};
+        return Problem{n.where,
+                       c->is_list() || c->is_map() ? "const failed" : "value must be " + shown(*c)};
     }
     if (const Value* e = get(n.s, "enum"); e != nullptr && e->is_list()) {
       const std::string have = canonical_json(n.v);
@@ -320,13 +400,19 @@ class Validator {
       for (const Value& x : e->as_list()) {
         if (canonical_json(x) == have) return format(n);
         primitive = primitive && !x.is_list() && !x.is_map();
-        want.push_back(display(x));
+        want.push_back(shown(x));
       }
       if (!primitive) return Problem{n.where, "enum failed"};
       if (want.size() == 1) return Problem{n.where, "value must be " + want[0]};
       return Problem{n.where, "value must be one of " + join(want, ", ")};
     }
     return format(n);
+  }
+
+  /// kind.display of a schema's own value: a number as the schema wrote it (json.Number).
+  std::string shown(const Value& v) const {
+    const std::string* text = m_set.number_text(v);
+    return text != nullptr ? *text : display(v);
   }
 
   /// `got number, want integer or string`: the wanted types in v6's fixed order; every
@@ -374,19 +460,22 @@ class Validator {
   }
 
   /// v6 asserts format under drafts 4-7 only (Helm never calls AssertFormat, and the 2019-09
-  /// and 2020-12 metaschemas do not require the format-assertion vocabulary). Every checker
-  /// of v6 passes a non-string; kind.Format prints the checker's reason after a colon.
-  Outcome format(const Node& n) const {
+  /// and 2020-12 metaschemas do not require the format-assertion vocabulary), and always in
+  /// the metaschemas (v6 compiles them with AssertFormat). Every checker of v6 passes a
+  /// non-string; kind.Format prints the checker's reason after a colon.
+  static Outcome format(const Node& n) {
     const Value* f = get(n.s, "format");
-    if (m_draft >= 2019 || f == nullptr || !f->is_string() || !n.v.is_string()) return std::nullopt;
+    if ((n.draft >= 2019 && !n.at.doc->meta) || f == nullptr || !f->is_string() || !n.v.is_string())
+      return std::nullopt;
     const auto why = format_error(f->as_string(), n.v.as_string());
     if (!why) return std::nullopt;
     return Problem{n.where, display(n.v) + " is not valid " + f->as_string() + ": " + *why};
   }
 
   /// validateRef: a `validation failed` problem over the target's problems.
-  Outcome reference(const Value& target, const Node& n, std::set<std::string>& evaluated) {
-    Outcome o = validate(target, n.v, n.where, &evaluated);
+  Outcome reference(const SchemaNode& target, const Node& n, std::set<std::string>& evaluated,
+                    std::string_view keyword) {
+    Outcome o = validate(*target.value, n.v, n.where, &evaluated, keyword);
     if (!o) return std::nullopt;
     Problem p{n.where, "validation failed", causes_of(std::move(*o)), true};
     return p;
@@ -425,27 +514,29 @@ class Validator {
     const Map& m = n.v.as_map();
     if (const Value* v = get(n.s, "minProperties");
         v != nullptr && static_cast<double>(m.size()) < number_of(*v))
-      errs.add(n.where, fmt::format("minProperties: got {}, want {}", m.size(), number_text(*v)));
+      errs.add(n.where, "minProperties: got " + count_text(static_cast<double>(m.size())) +
+                            ", want " + count_text(number_of(*v)));
     if (const Value* v = get(n.s, "maxProperties");
         v != nullptr && static_cast<double>(m.size()) > number_of(*v))
-      errs.add(n.where, fmt::format("maxProperties: got {}, want {}", m.size(), number_text(*v)));
+      errs.add(n.where, "maxProperties: got " + count_text(static_cast<double>(m.size())) +
+                            ", want " + count_text(number_of(*v)));
     if (auto gone = missing(m, strings_of(get(n.s, "required"))); !gone.empty())
       errs.add(n.where, gone.size() == 1 ? "missing property " + quote(gone[0])
                                          : "missing properties " + quoted_list(gone));
     dependencies(n, "dependencies", errs);
     properties(n, errs);
-    if (m_draft == 4) return;
+    if (n.draft == 4) return;
     if (const Value* names = get(n.s, "propertyNames"); names != nullptr) {
       for (const auto& [key, _] : m) {
         // v6 validates a name as a document of its own (a fresh scope for its cycle check)
-        std::vector<std::pair<const Value*, size_t>> outer;
-        std::swap(outer, m_stack);
+        std::vector<Scope> outer;
+        std::swap(outer, m_scopes);
         Outcome o = validate(*names, Value::string(key), {});
-        std::swap(outer, m_stack);
+        std::swap(outer, m_scopes);
         if (o) errs.add({}, "invalid propertyName " + quote(key), causes_of(std::move(*o)));
       }
     }
-    if (m_draft == 6 || m_draft == 7) return;
+    if (n.draft == 6 || n.draft == 7) return;
     if (const Value* deps = get(n.s, "dependentSchemas"); deps != nullptr && deps->is_map())
       for (const auto& [key, schema] : deps->as_map())
         if (m.count(key) > 0) errs.add(validate(schema, n.v, n.where, &errs.evaluated));
@@ -506,14 +597,17 @@ class Validator {
     const size_t len = items.size();
     if (const Value* v = get(n.s, "minItems");
         v != nullptr && static_cast<double>(len) < number_of(*v))
-      errs.add(n.where, fmt::format("minItems: got {}, want {}", len, number_text(*v)));
+      errs.add(n.where, "minItems: got " + count_text(static_cast<double>(len)) + ", want " +
+                            count_text(number_of(*v)));
     if (const Value* v = get(n.s, "maxItems");
         v != nullptr && static_cast<double>(len) > number_of(*v))
-      errs.add(n.where, fmt::format("maxItems: got {}, want {}", len, number_text(*v)));
+      errs.add(n.where, "maxItems: got " + count_text(static_cast<double>(len)) + ", want " +
+                            count_text(number_of(*v)));
     if (const Value* u = get(n.s, "uniqueItems"); u != nullptr && u->is_bool() && u->as_bool())
       if (auto pair = duplicates(items))
-        errs.add(n.where, fmt::format("items at {} and {} are equal", pair->first, pair->second));
-    if (m_draft < 2020)
+        errs.add(n.where, "items at " + count_text(static_cast<double>(pair->first)) + " and " +
+                              count_text(static_cast<double>(pair->second)) + " are equal");
+    if (n.draft < 2020)
       tuple_items(n, errs);
     else
       prefix_items(n, errs);
@@ -550,15 +644,15 @@ class Validator {
       const Value* more = get(n.s, "additionalItems");
       if (more != nullptr) mark_items(errs, evaluated, items.size());
       if (more != nullptr && more->is_bool() && !more->as_bool() && evaluated != items.size())
-        errs.add(n.where,
-                 fmt::format("last {} additionalItem(s) not allowed", items.size() - evaluated));
+        errs.add(n.where, "last " + count_text(static_cast<double>(items.size() - evaluated)) +
+                              " additionalItem(s) not allowed");
       if (more != nullptr && more->is_map())
         for (size_t i = evaluated; i < items.size(); ++i)
           errs.add(validate(*more, items[i], child(n.where, std::to_string(i - evaluated))));
     }
   }
 
-  /// 2020-12: `prefixItems`, then `items` for the rest.
+  /// 2020-12: `prefixItems`, then `items` for the rest (numbered from 0 among them, as v6 does).
   void prefix_items(const Node& n, Errors& errs) {
     const List& items = n.v.as_list();
     size_t evaluated = 0;
@@ -570,8 +664,9 @@ class Validator {
     }
     const Value* rest = get(n.s, "items");
     if (rest != nullptr && (rest->is_map() || rest->is_bool())) {
+      // v6 names them by their index among the rest (arr[evaluated:]), as for additionalItems
       for (size_t i = evaluated; i < items.size(); ++i)
-        errs.add(validate(*rest, items[i], child(n.where, std::to_string(i))));
+        errs.add(validate(*rest, items[i], child(n.where, std::to_string(i - evaluated))));
       mark_items(errs, evaluated, items.size());
     }
   }
@@ -584,7 +679,7 @@ class Validator {
   /// causes of `no items match contains schema`.
   void contains(const Node& n, Errors& errs) {
     const Value* c = get(n.s, "contains");
-    if (c == nullptr || m_draft < 6) return;
+    if (c == nullptr || n.draft < 6) return;
     std::vector<Problem> failed;
     std::vector<size_t> matched;
     const List& items = n.v.as_list();
@@ -594,29 +689,27 @@ class Validator {
         failed.push_back(std::move(*o));
       } else {
         matched.push_back(i);
-        if (m_draft >= 2020) mark_items(errs, i, i + 1);  // 2020-12: contains evaluates
+        if (n.draft >= 2020) mark_items(errs, i, i + 1);  // 2020-12: contains evaluates
       }
     }
-    const Value* min = m_draft >= 2019 ? get(n.s, "minContains") : nullptr;
-    const Value* max = m_draft >= 2019 ? get(n.s, "maxContains") : nullptr;
+    const Value* min = n.draft >= 2019 ? get(n.s, "minContains") : nullptr;
+    const Value* max = n.draft >= 2019 ? get(n.s, "maxContains") : nullptr;
     auto at = [&] { return fmt::format("{}", fmt::join(matched, " ")); };
+    const std::string found = count_text(static_cast<double>(matched.size()));
     if (min != nullptr && static_cast<double>(matched.size()) < number_of(*min)) {
-      errs.add(n.where,
-               matched.empty()
-                   ? fmt::format("min {} items required to match contains schema, but none "
-                                 "matched",
-                                 number_text(*min))
-                   : fmt::format("min {} items required to match contains schema, but matched "
-                                 "{} items at {}",
-                                 number_text(*min), matched.size(), at()),
-               std::move(failed));
+      const std::string want =
+          "min " + count_text(number_of(*min)) + " items required to match contains schema, but ";
+      errs.add(
+          n.where,
+          matched.empty() ? want + "none matched" : want + "matched " + found + " items at " + at(),
+          std::move(failed));
     } else if (min == nullptr && matched.empty()) {
       errs.add(n.where, "no items match contains schema", std::move(failed));
     }
     if (max != nullptr && static_cast<double>(matched.size()) > number_of(*max))
-      errs.add(n.where, fmt::format("max {} items required to match contains schema, but "
-                                    "matched {} items at {}",
-                                    number_text(*max), matched.size(), at()));
+      errs.add(n.where, "max " + count_text(number_of(*max)) +
+                            " items required to match contains schema, but matched " + found +
+                            " items at " + at());
   }
 
   /// strValidate: lengths in runes, then pattern (an unanchored Go regexp).
@@ -626,10 +719,12 @@ class Validator {
     for (unsigned char c : str) runes += (c & 0xC0) != 0x80 ? 1 : 0;
     if (const Value* v = get(n.s, "minLength");
         v != nullptr && static_cast<double>(runes) < number_of(*v))
-      errs.add(n.where, fmt::format("minLength: got {}, want {}", runes, number_text(*v)));
+      errs.add(n.where, "minLength: got " + count_text(static_cast<double>(runes)) + ", want " +
+                            count_text(number_of(*v)));
     if (const Value* v = get(n.s, "maxLength");
         v != nullptr && static_cast<double>(runes) > number_of(*v))
-      errs.add(n.where, fmt::format("maxLength: got {}, want {}", runes, number_text(*v)));
+      errs.add(n.where, "maxLength: got " + count_text(static_cast<double>(runes)) + ", want " +
+                            count_text(number_of(*v)));
     if (const Value* p = get(n.s, "pattern");
         p != nullptr && p->is_string() && !search(p->as_string(), str))
       errs.add(n.where, quote(str) + " does not match pattern " + quote(p->as_string()));
@@ -649,8 +744,8 @@ class Validator {
       xmin = xmin->as_bool() ? std::exchange(min, nullptr) : nullptr;
     }
     auto add = [&](std::string_view keyword, const Value& want) {
-      errs.add(n.where, fmt::format("{}: got {}, want {}", keyword, format_v(Value::float64(x)),
-                                    number_text(want)));
+      errs.add(n.where, std::string(keyword) + ": got " + number_text(x) + ", want " +
+                            number_text(number_of(want)));
     };
     if (min != nullptr && x < number_of(*min)) add("minimum", *min);
     if (max != nullptr && x > number_of(*max)) add("maximum", *max);
@@ -696,7 +791,8 @@ class Validator {
       if (o && !matched) failed.push_back(std::move(*o));
       if (o) continue;
       if (matched) {
-        errs.add(n.where, fmt::format("oneOf failed, subschemas {}, {} matched", *matched, i));
+        errs.add(n.where, "oneOf failed, subschemas " + count_text(static_cast<double>(*matched)) +
+                              ", " + count_text(static_cast<double>(i)) + " matched");
         return;
       }
       matched = i;
@@ -723,40 +819,6 @@ class Validator {
     for (const auto& [key, _] : n.v.as_map()) errs.evaluated.insert(key);
   }
 
-  /// `#`, `#/definitions/x`, `#/$defs/x`, `#/properties/a/items`: JSON pointers in the file.
-  const Value& resolve(const std::string& ref) {
-    if (!ref.starts_with("#"))
-      throw Error(ErrorCode::Input, "values.schema.json: only local $ref (#/...) is supported",
-                  {m_file});
-    const Value* cur = &m_root;
-    std::string rest = ref.substr(1);
-    while (cur != nullptr && !rest.empty()) {
-      if (rest[0] != '/') {
-        cur = nullptr;
-        break;
-      }
-      const size_t slash = rest.find('/', 1);
-      std::string token = rest.substr(1, slash == std::string::npos ? slash : slash - 1);
-      rest = slash == std::string::npos ? "" : rest.substr(slash);
-      for (size_t i; (i = token.find("~1")) != std::string::npos;) token.replace(i, 2, "/");
-      for (size_t i; (i = token.find("~0")) != std::string::npos;) token.replace(i, 2, "~");
-      cur = step(*cur, token);
-    }
-    if (cur == nullptr)
-      throw Error(ErrorCode::Input, "values.schema.json: $ref " + ref + " does not resolve",
-                  {m_file});
-    return *cur;
-  }
-
-  static const Value* step(const Value& cur, const std::string& token) {
-    if (cur.is_map()) return get(cur.as_map(), token);
-    if (cur.is_list() && !token.empty() &&
-        token.find_first_not_of("0123456789") == std::string::npos &&
-        std::stoul(token) < cur.as_list().size())
-      return &cur.as_list()[std::stoul(token)];
-    return nullptr;
-  }
-
   /// Go's regexp.MatchString: an unanchored search (RE2 reads Go's syntax once `(?<name>` is
   /// spelled its way; \C, which only RE2 takes, is refused).
   bool search(const std::string& pattern, const std::string& text) {
@@ -765,21 +827,33 @@ class Validator {
       RE2::Options opts;
       opts.set_log_errors(false);
       auto re = std::make_unique<RE2>(sprig::re2_syntax(pattern), opts);
-      if (!re->ok() || !sprig::regexp_compile_error(pattern).empty())
+      // compiling checked Go's syntax; RE2 refusing what Go takes is ours to report
+      if (!re->ok())
         throw Error(ErrorCode::Input,
-                    "values.schema.json: invalid regular expression " + go_quote(pattern),
-                    {m_file});
+                    "values.schema.json: the pattern " + go_quote(pattern) +
+                        " is valid in Go but RE2 cannot compile it: " + re->error());
       it = m_regexes.emplace(pattern, std::move(re)).first;
     }
     return RE2::PartialMatch(text, *it->second);
   }
 
-  const Value& m_root;
-  std::string m_file;
-  int m_draft;                                           ///< draft_of(m_root)
-  std::vector<std::pair<const Value*, size_t>> m_stack;  ///< schemas on the current value
+  const SchemaSet& m_set;
+  std::vector<Scope> m_scopes;  ///< innermost last
   std::map<std::string, std::unique_ptr<RE2>> m_regexes;
 };
+
+/// roots.validate: a schema (a document, or a value a `$ref` made one) against its draft's
+/// metaschema; SchemaValidationError's text when it fails.
+void check_against_metaschema(SchemaSet& set, const SchemaNode& node, int draft) {
+  const SchemaNode& meta = set.metaschema(draft);
+  std::vector<Problem> problems = Validator(set).run(meta, *node.value);
+  if (problems.empty()) return;
+  std::string out = go_quote(node.location()) +
+                    " is not valid against metaschema: jsonschema validation failed with " +
+                    quote(meta.location());
+  for (const Problem& p : problems) display_problem(p, 1, out);
+  throw SchemaCompileError(out);
+}
 
 /// Go's %T of a values node Helm finds where a subchart's table should be.
 std::string go_type(const Value& v) {
@@ -797,10 +871,9 @@ std::string go_type(const Value& v) {
 /// ValidateAgainstSchema: the chart's problems under `NAME:`, then each subchart's against
 /// its own table; a subchart without values is skipped, one whose values are not a table
 /// is reported.
-void validate_tree(const Chart& chart, const Map& values, std::string& report) {
+void validate_tree(const Chart& chart, const Map& values, const SchemaIo& io, std::string& report) {
   if (!chart.schema.empty()) {
-    std::string problems =
-        schema_problems(chart.schema, Value::map(values), chart.source_dir + "/values.schema.json");
+    std::string problems = schema_problems(chart.schema, Value::map(values), io);
     if (!problems.empty()) report += chart.name() + ":\n" + problems;
   }
   for (const ChartPtr& sub : chart.dependencies) {
@@ -811,27 +884,30 @@ void validate_tree(const Chart& chart, const Map& values, std::string& report) {
                 go_type(it->second) + "\n";
       continue;
     }
-    validate_tree(*sub, it->second.as_map(), report);
+    validate_tree(*sub, it->second.as_map(), io, report);
   }
 }
 
 }  // namespace
 
 std::string schema_problems(const std::string& schema_text, const Value& values,
-                            const std::string& file) {
-  json::Decoded schema = json::unmarshal(schema_text);
-  if (!schema.error.empty())
-    throw Error(ErrorCode::Input, "values.schema.json is not valid JSON: " + schema.error, {file});
-  std::vector<Problem> problems = Validator(schema.value, file).run(values);
-  if (problems.empty()) return "";
-  std::string out;
-  for (const Problem& p : problems) display_problem(p, 1, out);
-  return out.substr(1) + "\n";  // JSONSchemaValidationError.Error(): first line gone, "\n" on
+                            const SchemaIo& io) {
+  try {
+    SchemaSet set(io, check_against_metaschema);
+    const SchemaNode& root = set.compile("file:///values.schema.json", schema_text);
+    std::vector<Problem> problems = Validator(set).run(root, values);
+    if (problems.empty()) return "";
+    std::string out;
+    for (const Problem& p : problems) display_problem(p, 1, out);
+    return out.substr(1) + "\n";  // JSONSchemaValidationError.Error(): first line gone, "\n" on
+  } catch (const SchemaCompileError& e) {
+    return e.what();  // ValidateAgainstSingleSchema returns it as it is, without "\n"
+  }
 }
 
-void validate_values(const Chart& chart, const Map& values, const SchemaIo& /*io*/) {
+void validate_values(const Chart& chart, const Map& values, const SchemaIo& io) {
   std::string report;
-  validate_tree(chart, values, report);
+  validate_tree(chart, values, io, report);
   if (report.ends_with('\n')) report.pop_back();
   if (!report.empty())
     throw Error(ErrorCode::Input,

@@ -13,8 +13,9 @@
 ///
 /// Where v6 walks a Go map (the value's keys, patternProperties, dependencies) its order is
 /// random; ours is sorted by name. `format` is asserted under drafts 4-7 only, with v6's own
-/// checkers and the reason it prints after `is not valid FORMAT:` (schema_format.hpp). Only
-/// local $ref (#...) resolve.
+/// checkers and the reason it prints after `is not valid FORMAT:` (schema_format.hpp). What v6
+/// does before validating — documents loaded, references resolved, the metaschema check — is
+/// schema_set.hpp; numbers in messages are x/text's English forms (`65,535`, go/printer_en.hpp).
 
 #include <functional>
 #include <string>
@@ -39,12 +40,13 @@ struct SchemaIo {
   Warn warn;       ///< none: warnings dropped
 };
 
-/// The problems of `values` against one schema text as JSONSchemaValidationError.Error()
-/// prints them (`- at '/PATH': TEXT` lines, causes indented under them); empty when valid.
-/// Throws ejob::Error(Input) when the schema is not valid JSON, has an invalid pattern, a $ref
-/// that does not resolve or a $ref cycle on one value (`file` names it).
+/// ValidateAgainstSingleSchema's error text for one schema: the problems of `values` as
+/// JSONSchemaValidationError.Error() prints them (`- at '/PATH': TEXT` lines, causes indented
+/// under them, a final "\n"), or what v6 reports before validating (the schema is not JSON, a
+/// `$ref` does not resolve, a document does not load, the metaschema refuses the schema) as it
+/// is, without "\n"; empty when valid.
 std::string schema_problems(const std::string& schema, const Value& values,
-                            const std::string& file);
+                            const SchemaIo& io = {});
 
 /// ValidateAgainstSchema over the chart tree; throws ejob::Error(Input) with the message above.
 void validate_values(const Chart& chart, const Map& values, const SchemaIo& io = {});

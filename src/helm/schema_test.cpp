@@ -12,8 +12,7 @@ using ejob::render::Value;
 /// The problems of a JSON value against a JSON schema, as Helm's
 /// JSONSchemaValidationError.Error() prints them.
 std::string problems(const std::string& schema, const std::string& values) {
-  return ejob::render::schema_problems(schema, ejob::render::json::unmarshal(values).value,
-                                       "values.schema.json");
+  return ejob::render::schema_problems(schema, ejob::render::json::unmarshal(values).value);
 }
 
 }  // namespace
@@ -69,7 +68,7 @@ TEST_CASE("schema: v6's message for each keyword") {
   CHECK(problems(R"({"exclusiveMaximum": 3, "multipleOf": 2})", "3") ==
         "- at '': exclusiveMaximum: got 3, want 3\n- at '': multipleOf: got 3, want 2\n");
   CHECK(problems(R"({"maximum": 1000000})", "2000000") ==
-        "- at '': maximum: got 2e+06, want 1e+06\n");
+        "- at '': maximum: got 2\u00d710\u2070\u2076, want 1\u00d710\u2070\u2076\n");
   CHECK(problems(R"({"minItems": 3, "uniqueItems": true})", "[1, 1.0]") ==
         "- at '': minItems: got 2, want 3\n- at '': items at 0 and 1 are equal\n");
   CHECK(problems(R"({"uniqueItems": true})", "[1, 2, 1.0]") ==
@@ -127,8 +126,16 @@ TEST_CASE("schema: a $ref with one problem is not printed, with several it is") 
         "  - at '/p': multipleOf: got -1, want 2\n");
 }
 
-TEST_CASE("schema: a $ref cycle on one value is refused, a recursive schema is not") {
-  CHECK_THROWS_WITH(problems(R"({"$ref": "#"})", "1"), Catch::Contains("$ref cycle at ''"));
+// kind.RefCycle, as jsonschema v6 prints it (checked with v6 itself, Helm's validator).
+TEST_CASE("schema: a $ref cycle on one value is reported, a recursive schema is not") {
+  CHECK(problems(R"({"$ref": "#"})", "1") ==
+        "- at '': both /$ref and  resolve to \"file:///values.schema.json#\" causing reference "
+        "cycle\n");
+  CHECK(problems(R"({"$defs": {"x": {"$ref": "#/$defs/y"}, "y": {"$ref": "#/$defs/x"}},
+                     "$ref": "#/$defs/x"})",
+                 "{}") ==
+        "- at '': both /$ref/$ref/$ref and /$ref resolve to "
+        "\"file:///values.schema.json#/$defs/x\" causing reference cycle\n");
   const std::string tree = R"({"properties": {"n": {"type": "integer"}, "kids": {"items":
     {"$ref": "#"}}}})";
   CHECK(problems(tree, R"({"kids": [{"kids": [{"n": "x"}]}]})") ==
@@ -145,9 +152,10 @@ TEST_CASE("schema: locations are JSON pointers; propertyNames reports at ''") {
 }
 
 TEST_CASE("schema: 2020-12 keywords (prefixItems, dependentRequired, unevaluatedProperties)") {
-  CHECK(problems(R"({"prefixItems": [{"type": "string"}], "items": {"type": "integer"}})",
-                 R"([1, "x", 2])") ==
-        "- at '/0': got number, want string\n- at '/1': got string, want integer\n");
+  CHECK(
+      problems(R"({"prefixItems": [{"type": "string"}], "items": {"type": "integer"}})",
+               R"([1, "x", 2])") ==
+      "- at '/0': got number, want string\n- at '/0': got string, want integer\n");  // v6: arr[1:]
   CHECK(problems(R"({"dependentRequired": {"tls": ["cert", "key"]}})", R"({"tls": true})") ==
         "- at '': properties 'cert', 'key' required, if 'tls' exists\n");
   CHECK(problems(R"({"dependencies": {"tls": ["cert"]}})", R"({"tls": true})") ==
