@@ -2,6 +2,7 @@
 
 #include <arpa/inet.h>
 #include <curl/curl.h>
+#include <openssl/x509_vfy.h>
 
 #include <algorithm>
 #include <cctype>
@@ -129,6 +130,73 @@ ProxyChoice choose_proxy(const UrlParts& url, const Environment& env) {
   return c;
 }
 
+// net/http's StatusText (status.go), as of Go 1.19 through the Go that builds Helm v3.21.4:
+// later Go changed the constants' RFC references, not these texts.
+const std::pair<long, const char*> k_status_texts[] = {
+    {100, "Continue"},
+    {101, "Switching Protocols"},
+    {102, "Processing"},
+    {103, "Early Hints"},
+    {200, "OK"},
+    {201, "Created"},
+    {202, "Accepted"},
+    {203, "Non-Authoritative Information"},
+    {204, "No Content"},
+    {205, "Reset Content"},
+    {206, "Partial Content"},
+    {207, "Multi-Status"},
+    {208, "Already Reported"},
+    {226, "IM Used"},
+    {300, "Multiple Choices"},
+    {301, "Moved Permanently"},
+    {302, "Found"},
+    {303, "See Other"},
+    {304, "Not Modified"},
+    {305, "Use Proxy"},
+    {307, "Temporary Redirect"},
+    {308, "Permanent Redirect"},
+    {400, "Bad Request"},
+    {401, "Unauthorized"},
+    {402, "Payment Required"},
+    {403, "Forbidden"},
+    {404, "Not Found"},
+    {405, "Method Not Allowed"},
+    {406, "Not Acceptable"},
+    {407, "Proxy Authentication Required"},
+    {408, "Request Timeout"},
+    {409, "Conflict"},
+    {410, "Gone"},
+    {411, "Length Required"},
+    {412, "Precondition Failed"},
+    {413, "Request Entity Too Large"},
+    {414, "Request URI Too Long"},
+    {415, "Unsupported Media Type"},
+    {416, "Requested Range Not Satisfiable"},
+    {417, "Expectation Failed"},
+    {418, "I'm a teapot"},
+    {421, "Misdirected Request"},
+    {422, "Unprocessable Entity"},
+    {423, "Locked"},
+    {424, "Failed Dependency"},
+    {425, "Too Early"},
+    {426, "Upgrade Required"},
+    {428, "Precondition Required"},
+    {429, "Too Many Requests"},
+    {431, "Request Header Fields Too Large"},
+    {451, "Unavailable For Legal Reasons"},
+    {500, "Internal Server Error"},
+    {501, "Not Implemented"},
+    {502, "Bad Gateway"},
+    {503, "Service Unavailable"},
+    {504, "Gateway Timeout"},
+    {505, "HTTP Version Not Supported"},
+    {506, "Variant Also Negotiates"},
+    {507, "Insufficient Storage"},
+    {508, "Loop Detected"},
+    {510, "Not Extended"},
+    {511, "Network Authentication Required"},
+};
+
 /// One request and what came back of it.
 struct Hop {
   std::size_t max_body = 0;
@@ -139,6 +207,7 @@ struct Hop {
   CURLcode rc = CURLE_OK;
   long os_errno = 0;
   curl_off_t connect_us = 0;  ///< 0: no connection was made
+  long verify_result = 0;     ///< OpenSSL's X509_V_ERR_* of the server's certificate
   char error[CURL_ERROR_SIZE] = "";
 };
 
@@ -236,6 +305,7 @@ Hop send_one(const std::string& url, const ProxyChoice& proxy, const Environment
   hop.rc = curl_easy_perform(h.get());
   curl_easy_getinfo(h.get(), CURLINFO_OS_ERRNO, &hop.os_errno);
   curl_easy_getinfo(h.get(), CURLINFO_CONNECT_TIME_T, &hop.connect_us);
+  curl_easy_getinfo(h.get(), CURLINFO_SSL_VERIFYRESULT, &hop.verify_result);
   return hop;
 }
 
@@ -261,6 +331,15 @@ std::string errno_text(long os_errno) {
   return text;
 }
 
+/// Whether OpenSSL found no trusted issuer for the server's chain (Go's UnknownAuthorityError).
+bool unknown_authority(long verify_result) {
+  return verify_result == X509_V_ERR_UNABLE_TO_GET_ISSUER_CERT ||
+         verify_result == X509_V_ERR_DEPTH_ZERO_SELF_SIGNED_CERT ||
+         verify_result == X509_V_ERR_SELF_SIGNED_CERT_IN_CHAIN ||
+         verify_result == X509_V_ERR_UNABLE_TO_GET_ISSUER_CERT_LOCALLY ||
+         verify_result == X509_V_ERR_UNABLE_TO_VERIFY_LEAF_SIGNATURE;
+}
+
 /// Why a request failed, in Go's words where ejob knows them, else curl's (its error buffer).
 std::string failure_reason(const Hop& hop, const UrlParts& url, const ProxyChoice& proxy) {
   const std::string dial = dial_prefix(url, proxy);
@@ -272,6 +351,10 @@ std::string failure_reason(const Hop& hop, const UrlParts& url, const ProxyChoic
       if (hop.os_errno != 0) return dial + ": connect: " + errno_text(hop.os_errno);
       break;
     case CURLE_COULDNT_RESOLVE_HOST: return "dial tcp: lookup " + url.host + ": no such host";
+    case CURLE_PEER_FAILED_VERIFICATION:
+      if (unknown_authority(hop.verify_result))
+        return "tls: failed to verify certificate: x509: certificate signed by unknown authority";
+      break;
     default: break;
   }
   return hop.error[0] != '\0' ? hop.error : curl_easy_strerror(hop.rc);
@@ -294,6 +377,15 @@ struct Deadline {
   }
 };
 
+/// After a 200's head, Go's loader returns the body's read error as it is: the deadline, or the
+/// connection ending before the body did (encoding/json's io.ErrUnexpectedEOF).
+void body_failed(const Hop& hop) {
+  if (hop.rc == CURLE_OPERATION_TIMEDOUT)
+    throw std::runtime_error(
+        "context deadline exceeded (Client.Timeout or context cancellation while reading body)");
+  if (hop.rc == CURLE_PARTIAL_FILE) throw std::runtime_error("unexpected EOF");
+}
+
 /// One request of the chain: the answer's status (its body in `body` for a 200) or a throw.
 Hop request(const std::string& url, const std::string& hop_url, const UrlFetchOptions& options,
             const Environment& env, const Deadline& deadline) {
@@ -309,9 +401,7 @@ Hop request(const std::string& url, const std::string& hop_url, const UrlFetchOp
                              " MiB, as much as ejob reads of a schema document");
   const bool stopped_at_head = hop.rc == CURLE_WRITE_ERROR && hop.status != 200;
   if (hop.rc == CURLE_OK || stopped_at_head) return hop;
-  if (hop.rc == CURLE_OPERATION_TIMEDOUT && hop.status == 200)
-    throw std::runtime_error(
-        "context deadline exceeded (Client.Timeout or context cancellation while reading body)");
+  if (hop.status == 200) body_failed(hop);
   throw request_failed(url, hop_url, failure_reason(hop, parts, proxy));
 }
 
@@ -355,73 +445,7 @@ std::string fetch_url(const std::string& url, const UrlFetchOptions& options) {
 }
 
 std::string go_status_text(long code) {
-  // net/http's StatusText (status.go), as of Go 1.19 through the Go that builds Helm v3.21.4:
-  // later Go changed the constants' RFC references, not these texts.
-  static const std::pair<long, const char*> k_texts[] = {
-      {100, "Continue"},
-      {101, "Switching Protocols"},
-      {102, "Processing"},
-      {103, "Early Hints"},
-      {200, "OK"},
-      {201, "Created"},
-      {202, "Accepted"},
-      {203, "Non-Authoritative Information"},
-      {204, "No Content"},
-      {205, "Reset Content"},
-      {206, "Partial Content"},
-      {207, "Multi-Status"},
-      {208, "Already Reported"},
-      {226, "IM Used"},
-      {300, "Multiple Choices"},
-      {301, "Moved Permanently"},
-      {302, "Found"},
-      {303, "See Other"},
-      {304, "Not Modified"},
-      {305, "Use Proxy"},
-      {307, "Temporary Redirect"},
-      {308, "Permanent Redirect"},
-      {400, "Bad Request"},
-      {401, "Unauthorized"},
-      {402, "Payment Required"},
-      {403, "Forbidden"},
-      {404, "Not Found"},
-      {405, "Method Not Allowed"},
-      {406, "Not Acceptable"},
-      {407, "Proxy Authentication Required"},
-      {408, "Request Timeout"},
-      {409, "Conflict"},
-      {410, "Gone"},
-      {411, "Length Required"},
-      {412, "Precondition Failed"},
-      {413, "Request Entity Too Large"},
-      {414, "Request URI Too Long"},
-      {415, "Unsupported Media Type"},
-      {416, "Requested Range Not Satisfiable"},
-      {417, "Expectation Failed"},
-      {418, "I'm a teapot"},
-      {421, "Misdirected Request"},
-      {422, "Unprocessable Entity"},
-      {423, "Locked"},
-      {424, "Failed Dependency"},
-      {425, "Too Early"},
-      {426, "Upgrade Required"},
-      {428, "Precondition Required"},
-      {429, "Too Many Requests"},
-      {431, "Request Header Fields Too Large"},
-      {451, "Unavailable For Legal Reasons"},
-      {500, "Internal Server Error"},
-      {501, "Not Implemented"},
-      {502, "Bad Gateway"},
-      {503, "Service Unavailable"},
-      {504, "Gateway Timeout"},
-      {505, "HTTP Version Not Supported"},
-      {506, "Variant Also Negotiates"},
-      {507, "Insufficient Storage"},
-      {508, "Loop Detected"},
-      {510, "Not Extended"},
-      {511, "Network Authentication Required"},
-  };
-  for (const auto& [known, text] : k_texts)
+  for (const auto& [known, text] : k_status_texts)
     if (known == code) return text;
   return "";
 }

@@ -31,9 +31,11 @@ struct UrlFetchOptions {
 ///   `HTTP request failed for URL: Get "URL2": WHY` (URL2: the request that failed),
 ///   `failed to create HTTP request for URL: ...` (a URL that does not parse),
 ///   `context deadline exceeded (Client.Timeout or context cancellation while reading body)`
-///   (time ran out after a 200 began: Go's body read error, which Helm returns unwrapped).
-/// WHY is Go's text where ejob can know it (connection refused, timeouts, redirects, proxy in
-/// a CGI environment) and curl's description otherwise (url_fetch.cpp).
+///   or `unexpected EOF` (time ran out, or the connection ended, after a 200's head: the body's
+///   read error, which Helm's loader returns unwrapped).
+/// WHY is Go's text where ejob can know it (connection refused, unknown host, timeouts,
+/// redirects, an untrusted certificate, a proxy in a CGI environment) and curl's description
+/// otherwise (url_fetch.cpp).
 std::string fetch_url(const std::string& url, const UrlFetchOptions& options = {});
 
 /// Go's http.StatusText: the reason of a status code Go knows, "" for the others.

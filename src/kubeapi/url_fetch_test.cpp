@@ -13,6 +13,7 @@
 
 using namespace ejob::kubeapi;
 using ejob::testing::SilentPort;
+using ejob::testing::TestServer;
 
 extern char** environ;
 
@@ -135,6 +136,22 @@ TEST_CASE("url_fetch: the timeout covers the head and the body, in Go's words") 
             "\": context deadline exceeded (Client.Timeout exceeded while awaiting headers)");
   CHECK(error_of(server.url("/slow-body"), o) ==
         "context deadline exceeded (Client.Timeout or context cancellation while reading body)");
+}
+
+TEST_CASE("url_fetch: a body cut short is the JSON decoder's error, as Helm's loader returns it") {
+  DocServer server;
+  CHECK(error_of(server.url("/short-body")) == "unexpected EOF");
+}
+
+TEST_CASE("url_fetch: https trusts the system's CAs, or SSL_CERT_FILE's as Go does") {
+  TestServer server;  // TLS with a certificate of its own CA (ca.crt) for 127.0.0.1
+  const std::string url = server.url() + "/version";
+  const auto version = nlohmann::json::parse(
+      fetch_url(url, with_env({{"SSL_CERT_FILE", server.dir() + "/ca.crt"}})));
+  CHECK(version.contains("gitVersion"));
+  CHECK(error_of(url) == "HTTP request failed for " + url + ": Get \"" + url +
+                             "\": tls: failed to verify certificate: x509: certificate signed by "
+                             "unknown authority");
 }
 
 TEST_CASE("url_fetch: a body past the limit is refused") {

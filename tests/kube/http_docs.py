@@ -13,6 +13,7 @@ when stdin closes. Paths:
   /to-ftp             302 to ftp://127.0.0.1/x
   /slow-head          answers nothing for 5 s
   /slow-body          200 with Content-Length 100, 10 bytes, then nothing for 5 s
+  /short-body         200 with Content-Length 100, 10 bytes, then the connection closes
   /big/N              200 with N bytes
   /headers            200, the request's headers as a JSON object (names in lower case)
   http://HOST/PATH    (a request through a proxy, absolute form) 200 {"proxied": "HOST/PATH"}
@@ -88,6 +89,12 @@ class Handler(http.server.BaseHTTPRequestHandler):
             self.wfile.write(b"0123456789")
             self.wfile.flush()
             time.sleep(5)
+        elif path == "/short-body":
+            self.send_response(200)
+            self.send_header("Content-Length", "100")
+            self.end_headers()
+            self.wfile.write(b"0123456789")
+            self.close_connection = True
         else:
             self.answer(404, b"404 page not found\n")
 
