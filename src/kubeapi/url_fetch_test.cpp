@@ -152,6 +152,9 @@ TEST_CASE("url_fetch: https trusts the system's CAs, or SSL_CERT_FILE's as Go do
   CHECK(error_of(url) == "HTTP request failed for " + url + ": Get \"" + url +
                              "\": tls: failed to verify certificate: x509: certificate signed by "
                              "unknown authority");
+  // Plain HTTP to it: the server closes the connection without an answer.
+  const std::string plain = "http" + url.substr(5);
+  CHECK(error_of(plain) == "HTTP request failed for " + plain + ": Get \"" + plain + "\": EOF");
 }
 
 TEST_CASE("url_fetch: a body past the limit is refused") {

@@ -12,8 +12,9 @@ when stdin closes. Paths:
   /no-location        302 without a Location header
   /to-ftp             302 to ftp://127.0.0.1/x
   /slow-head          answers nothing for 5 s
-  /slow-body          200 with Content-Length 100, 10 bytes, then nothing for 5 s
-  /short-body         200 with Content-Length 100, 10 bytes, then the connection closes
+  /slow-body          200 with Content-Length 100, the start of a JSON object, then nothing for 5 s
+  /short-body         200 with Content-Length 100, the start of a JSON object, then the
+                      connection closes
   /big/N              200 with N bytes
   /headers            200, the request's headers as a JSON object (names in lower case)
   http://HOST/PATH    (a request through a proxy, absolute form) 200 {"proxied": "HOST/PATH"}
@@ -86,14 +87,14 @@ class Handler(http.server.BaseHTTPRequestHandler):
             self.send_response(200)
             self.send_header("Content-Length", "100")
             self.end_headers()
-            self.wfile.write(b"0123456789")
+            self.wfile.write(b"{\"type\": \"o")
             self.wfile.flush()
             time.sleep(5)
         elif path == "/short-body":
             self.send_response(200)
             self.send_header("Content-Length", "100")
             self.end_headers()
-            self.wfile.write(b"0123456789")
+            self.wfile.write(b"{\"type\": \"o")
             self.close_connection = True
         else:
             self.answer(404, b"404 page not found\n")
