@@ -1,11 +1,15 @@
 #include "ejob/kubeapi/url_fetch.hpp"
 
 #include <fcntl.h>
+#include <openssl/pem.h>
+#include <openssl/x509.h>
 #include <spawn.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include <catch2/catch.hpp>
+#include <cstdio>
+#include <filesystem>
 #include <nlohmann/json.hpp>
 #include <stdexcept>
 
@@ -83,6 +87,19 @@ std::string error_of(const std::string& url, const UrlFetchOptions& options = wi
   return "(no error)";
 }
 
+/// The name OpenSSL gives a certificate in a hashed directory (`openssl x509 -hash`).
+std::string subject_hash(const std::string& pem_file) {
+  FILE* f = std::fopen(pem_file.c_str(), "r");
+  REQUIRE(f != nullptr);
+  X509* cert = PEM_read_X509(f, nullptr, nullptr, nullptr);
+  std::fclose(f);
+  REQUIRE(cert != nullptr);
+  char hash[9];
+  std::snprintf(hash, sizeof hash, "%08lx", X509_subject_name_hash(cert));
+  X509_free(cert);
+  return hash;
+}
+
 const std::string k_schema =
     "{\"$schema\": \"https://json-schema.org/draft/2020-12/schema\", \"type\": \"object\"}\n";
 
@@ -152,6 +169,13 @@ TEST_CASE("url_fetch: https trusts the system's CAs, or SSL_CERT_FILE's as Go do
   CHECK(error_of(url) == "HTTP request failed for " + url + ": Get \"" + url +
                              "\": tls: failed to verify certificate: x509: certificate signed by "
                              "unknown authority");
+  // A directory of certificates named by their subject's hash, as OpenSSL looks them up.
+  const std::string dir = server.dir() + "/certs";
+  std::filesystem::create_directories(dir);
+  std::filesystem::copy_file(server.dir() + "/ca.crt",
+                             dir + "/" + subject_hash(server.dir() + "/ca.crt") + ".0");
+  CHECK(fetch_url(url, with_env({{"SSL_CERT_DIR", dir}})) ==
+        fetch_url(url, with_env({{"SSL_CERT_FILE", server.dir() + "/ca.crt"}})));
   // Plain HTTP to it: the server closes the connection without an answer.
   const std::string plain = "http" + url.substr(5);
   CHECK(error_of(plain) == "HTTP request failed for " + plain + ": Get \"" + plain + "\": EOF");
@@ -193,6 +217,15 @@ TEST_CASE("url_fetch: proxies from the environment as Go picks them") {
         "HTTP request failed for " + remote + ": Get \"" + remote +
             "\": proxyconnect tcp: dial tcp " + refusing.substr(7) +
             ": connect: connection refused");
+  // https uses HTTPS_PROXY (a CONNECT tunnel) and never HTTP_PROXY.
+  const std::string secure = "https://schemas.example.invalid/a.json";
+  CHECK(error_of(secure, with_env({{"HTTPS_PROXY", refusing}})) ==
+        "HTTP request failed for " + secure + ": Get \"" + secure +
+            "\": proxyconnect tcp: dial tcp " + refusing.substr(7) +
+            ": connect: connection refused");
+  CHECK(error_of(secure, with_env({{"HTTP_PROXY", refusing}})) ==
+        "HTTP request failed for " + secure + ": Get \"" + secure +
+            "\": dial tcp: lookup schemas.example.invalid: no such host");
   // A CGI program (REQUEST_METHOD set) must not trust HTTP_PROXY, which a request can set.
   CHECK(error_of(remote, with_env({{"HTTP_PROXY", proxy.url("")}, {"REQUEST_METHOD", "GET"}})) ==
         "HTTP request failed for " + remote + ": Get \"" + remote +
