@@ -23,6 +23,7 @@
 #include "ejob/job/cluster_submit.hpp"
 #include "ejob/job/job_wait.hpp"
 #include "ejob/job/jobs.hpp"
+#include "ejob/kubeapi/url_fetch.hpp"
 #include "ejob/util/error.hpp"
 
 namespace ejob::cli {
@@ -78,6 +79,7 @@ render::RenderIo render_io() {
   render::RenderIo io;
   io.read = read_input_file;
   io.warn = [](const std::string& line) { std::cerr << line << '\n'; };
+  io.fetch_url = [](const std::string& url) { return kubeapi::fetch_url(url); };
   return io;
 }
 

@@ -17,6 +17,7 @@
 #include "ejob/go/fmt.hpp"
 #include "ejob/helm/chart_metadata.hpp"
 #include "ejob/helm/render_chart.hpp"
+#include "ejob/kubeapi/url_fetch.hpp"
 #include "ejob/render/naming.hpp"
 #include "ejob/util/error.hpp"
 
@@ -216,6 +217,7 @@ void run_template(TemplateFlags flags) {
     return fs::exists(p, ec);
   };
   io.warn = [](const std::string& line) { std::cerr << line << '\n'; };
+  io.fetch_url = [](const std::string& url) { return kubeapi::fetch_url(url); };
   std::string out = render::render_chart(to_options(flags, io.read), io);
   std::cout << out;
   std::cout.flush();

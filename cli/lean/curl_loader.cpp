@@ -3,8 +3,8 @@
 // its ~30 dependent libraries cost ~18 ms of CPU at every start (measured again in session 2:
 // `ejob template` of bench/starter linked with libcurl took 26-29 ms of CPU, without 8-9 ms;
 // bench/README.md). The libcurl entry points that ejob_kubeapi calls are defined here; the
-// first call dlopens libcurl.so.4 (transport.cpp calls curl_global_init before anything else)
-// and each forwards to libcurl's own function.
+// first call dlopens libcurl.so.4 (transport.cpp and url_fetch.cpp call curl_global_init before
+// anything else) and each forwards to libcurl's own function.
 //
 // These definitions are not exported from the executable (it links no shared library that
 // refers to them), so libcurl's calls to its own functions still reach libcurl.
@@ -43,6 +43,7 @@ namespace {
   X(curl_url_cleanup)          \
   X(curl_url_get)              \
   X(curl_url_set)              \
+  X(curl_url_strerror)         \
   X(curl_share_init)           \
   X(curl_share_cleanup)        \
   X(curl_share_setopt)         \
@@ -173,6 +174,8 @@ CURLUcode curl_url_get(CURLU* url, CURLUPart part, char** out, unsigned int flag
 CURLUcode curl_url_set(CURLU* url, CURLUPart part, const char* text, unsigned int flags) {
   return libcurl().curl_url_set(url, part, text, flags);
 }
+
+const char* curl_url_strerror(CURLUcode code) { return libcurl().curl_url_strerror(code); }
 
 curl_version_info_data* curl_version_info(CURLversion stamp) {
   return libcurl().curl_version_info(stamp);

@@ -11,14 +11,13 @@
 #include <vector>
 
 #include "ejob/kubeapi/tls_material.hpp"
+#include "ejob/kubeapi/user_agent.hpp"
 #include "ejob/util/error.hpp"
 
 namespace ejob::kubeapi {
 namespace {
 
 using Clock = std::chrono::steady_clock;
-
-constexpr const char* k_user_agent = "ejob/0.1.0";
 
 /// curl_global_init once per process, before the first handle (C++ makes the static's
 /// construction thread-safe); cleanup at exit.
