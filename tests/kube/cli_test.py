@@ -316,6 +316,57 @@ def recv_until_closed(conn, n):
     return data
 
 
+class SchemaDocsTest(unittest.TestCase):
+    """`ejob template` of a chart whose values.schema.json names documents over http, served by
+    http_docs.py: Helm's HTTPURLLoader, through the libcurl the ejob executable loads on first
+    use."""
+
+    def setUp(self):
+        self.docs = subprocess.Popen([PYTHON, os.path.join(HERE, "http_docs.py")],
+                                     stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+        self.port = json.loads(self.docs.stdout.readline())["port"]
+        self.dir = tempfile.mkdtemp(prefix="ejob-schema-docs-")
+        chart = os.path.join(self.dir, "c")
+        os.makedirs(os.path.join(chart, "templates"))
+        with open(os.path.join(chart, "Chart.yaml"), "w") as f:
+            f.write("apiVersion: v2\nname: c\nversion: 0.1.0\n")
+        with open(os.path.join(chart, "templates", "cm.yaml"), "w") as f:
+            f.write("kind: ConfigMap\nv: {{ .Values.db | toJson | quote }}\n")
+        self.chart = chart
+
+    def tearDown(self):
+        self.docs.stdin.close()
+        self.docs.wait(timeout=30)
+        shutil.rmtree(self.dir)
+
+    def template(self, ref, values):
+        with open(os.path.join(self.chart, "values.schema.json"), "w") as f:
+            json.dump({"properties": {"db": {"$ref": ref}}}, f)
+        with open(os.path.join(self.chart, "values.yaml"), "w") as f:
+            f.write(values)
+        return subprocess.run([EJOB, "template", "--chart", self.chart, "--name", "r",
+                               "--exact-name"], capture_output=True, text=True, timeout=60)
+
+    def test_template_fetches_a_schema_ref_over_http(self):
+        url = f"http://127.0.0.1:{self.port}/schema.json"  # {"type": "object"}
+        p = self.template(url, "db:\n  host: x\n")
+        self.assertEqual((p.returncode, p.stderr), (0, ""))
+        self.assertIn('v: "{\\"host\\":\\"x\\"}"', p.stdout)
+        p = self.template(url, "db: x\n")
+        self.assertEqual(p.returncode, 3)
+        self.assertEqual(p.stderr, "ejob: error: values don't meet the specifications of the "
+                                   "schema(s) in the following chart(s):\nc:\n"
+                                   "- at '/db': got string, want object\n")
+
+    def test_template_reports_a_schema_document_that_fails_to_load(self):
+        url = f"http://127.0.0.1:{self.port}/missing.json"
+        p = self.template(url, "db: x\n")
+        self.assertEqual(p.returncode, 3)
+        self.assertEqual(p.stdout, "")
+        self.assertIn(f'failing loading "{url}": HTTP request to {url} returned status 404 '
+                      f"(Not Found)", p.stderr)
+
+
 class DeleteTest(Base):
     """`ejob delete` against the apiserver's deletion: finalizers, an asynchronous garbage
     collector, or none at all."""
