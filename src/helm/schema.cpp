@@ -773,7 +773,7 @@ class Validator {
         errs.add(n.where, "anyOf failed", std::move(failed));
     }
     one_of(n, errs);
-    if (const Value* cond = get(n.s, "if"); cond != nullptr) {
+    if (const Value* cond = get(n.s, "if"); cond != nullptr && n.draft >= 7) {
       const bool holds = !validate(*cond, n.v, n.where, &errs.evaluated);
       if (const Value* branch = get(n.s, holds ? "then" : "else"); branch != nullptr)
         errs.add(validate(*branch, n.v, n.where, &errs.evaluated));

@@ -12,6 +12,7 @@
 
 #include "ejob/go/fmt.hpp"
 #include "ejob/go/json.hpp"
+#include "ejob/go/url.hpp"
 #include "ejob/helm/metaschemas.hpp"
 #include "ejob/sprig/regex.hpp"
 
@@ -155,9 +156,10 @@ std::string path_unescape(const std::string& s, const std::string& whole) {
       out += s[i];
       continue;
     }
-    const int hi = i + 2 < s.size() + 0 ? hex_value(s[i + 1]) : -1;
-    const int lo = i + 2 < s.size() + 1 ? hex_value(s[i + 2]) : -1;
-    if (i + 2 >= s.size() || hi < 0 || lo < 0) {
+    const bool complete = i + 2 < s.size();
+    const int hi = complete ? hex_value(s[i + 1]) : -1;
+    const int lo = complete ? hex_value(s[i + 2]) : -1;
+    if (hi < 0 || lo < 0) {
       std::string bad = s.substr(i, std::min<size_t>(3, s.size() - i));
       throw SchemaCompileError("error in parsing " + go_quote(whole) + ": invalid URL escape " +
                                go_quote(bad));
@@ -426,6 +428,8 @@ Value decode_document(std::string_view text) {
 UrlFrag join_url(const std::string& base, const std::string& ref) {
   auto [u, frag] = split_hash(ref);
   std::string decoded = path_unescape(frag, ref);
+  if (std::string why; !go::parse_url(u, &why))
+    throw SchemaCompileError("error in parsing " + go_quote(u) + ": " + why);
   return UrlFrag{resolve_reference(base, u), std::move(decoded)};
 }
 
@@ -557,6 +561,12 @@ SchemaDoc& SchemaSet::add_doc(const std::string& url, Value value, std::string_v
   doc->value = std::move(value);
   if (!text.empty()) NumberTexts(text, m_numbers).value(&doc->value);
   doc->meta = metaschemas::metaschema_text(url).has_value();
+  // v6 finds no root resource in a document that is neither an object nor a boolean and
+  // dereferences nil; Helm recovers the panic into this text
+  if (!doc->value.is_map() && !doc->value.is_bool())
+    throw SchemaCompileError(
+        "unable to validate schema: runtime error: invalid memory address or nil pointer "
+        "dereference");
   SchemaDoc& d = *doc;
   m_docs[url] = std::move(doc);
   try {
@@ -583,6 +593,9 @@ int SchemaSet::draft_of(const SchemaDoc& doc, const std::string& ptr, const Map&
   while (schema != nullptr) {
     if (int d = draft_from_url(*schema)) return d;
     const std::string url = split_hash(*schema).first;
+    if (std::string why; !go::parse_url(url, &why))
+      throw SchemaCompileError("invalid $schema in " +
+                               go_quote(at + "#" + encode_fragment(at_ptr)) + ": " + why);
     if (at_ptr.empty() && url == at)
       throw SchemaCompileError("draft " + go_quote(url) + " is not supported");
     if (!seen.insert(url).second)
@@ -613,7 +626,12 @@ void SchemaSet::collect(SchemaDoc& doc, const Value& v, std::string base, const 
     id = id_of(obj, draft);
   }
   if (!id.empty() || ptr.empty()) {
-    if (!id.empty()) base = join_url(base, id).url;
+    try {
+      if (!id.empty()) base = join_url(base, id).url;
+    } catch (const SchemaCompileError&) {
+      throw SchemaCompileError("error in parsing id at " +
+                               go_quote(doc.url + "#" + encode_fragment(ptr)));
+    }
     bool found = false;
     for (const auto& [p, res] : doc.resources) {
       if (res.id != base) continue;
@@ -726,32 +744,80 @@ void SchemaSet::compile_node(SchemaNode& node) {
   if (node.draft() >= 2020 && node.resource->ptr == node.ptr)
     for (const std::string& a : node.resource->dynamic_anchors)
       enqueue(doc, node.resource->anchors.at(a));
-  for (std::string_view kw : {"$ref", "$recursiveRef", "$dynamicRef"}) {
-    const std::string* ref = string_at(obj, kw);
-    if (ref == nullptr || (kw != "$ref" && node.draft() < 2019)) continue;
-    if (kw == "$dynamicRef" && node.draft() < 2020) continue;
-    if (kw == "$recursiveRef" && node.draft() != 2019) continue;
-    auto [in, ptr] = resolve(doc, node.ptr, *ref);
-    m_targets[{node.value, std::string(kw)}] = &enqueue(*in, ptr);
-  }
-  check_regexes(node, obj);
-  for (const auto& [sub_ptr, sub] : subschemas(obj, node.ptr, node.draft())) enqueue(doc, sub_ptr);
+  compile_keywords(node, obj);
 }
 
-/// objCompiler: patternProperties' names and `pattern` compiled as Go regexps (the
-/// metaschemas check them as `format: regex` too, but draft 4's and 6's do not for names).
-void SchemaSet::check_regexes(const SchemaNode& node, const Map& obj) {
-  auto fail = [&](const std::string& re, std::string_view keyword, const std::string& why) {
+/// objCompiler.compile: the subschemas of the keywords v6 compiles for the node's draft, in
+/// its order (a `$defs` entry, a `then` without `if`, an `additionalItems` beside a single
+/// `items` schema are compiled only when something refers to them), references resolved and
+/// regexps checked where it does.
+void SchemaSet::compile_keywords(SchemaNode& node, const Map& obj) {
+  SchemaDoc& doc = const_cast<SchemaDoc&>(*node.doc);
+  const int draft = node.draft();
+  auto at = [&](std::string_view kw) { return node.ptr + "/" + escape_token(kw); };
+  auto prop = [&](std::string_view kw) {
+    if (obj.find(kw) != obj.end()) enqueue(doc, at(kw));
+  };
+  auto each = [&](std::string_view kw, bool of_map) {
+    auto it = obj.find(kw);
+    if (it == obj.end()) return;
+    if (!of_map && it->second.is_list())
+      for (size_t i = 0; i < it->second.as_list().size(); ++i)
+        enqueue(doc, at(kw) + "/" + std::to_string(i));
+    if (of_map && it->second.is_map())
+      for (const auto& [name, sub] : it->second.as_map())
+        if (kw != "dependencies" || !sub.is_list()) enqueue(doc, at(kw) + "/" + escape_token(name));
+  };
+  auto additional = [&](std::string_view kw) {
+    if (auto it = obj.find(kw); it != obj.end() && !it->second.is_bool()) prop(kw);
+  };
+  auto ref = [&](std::string_view kw) {
+    if (const std::string* r = string_at(obj, kw)) {
+      auto [in, ptr] = resolve(doc, node.ptr, *r);
+      m_targets[{node.value, std::string(kw)}] = &enqueue(*in, ptr);
+    }
+  };
+  ref("$ref");
+  each("allOf", false), each("anyOf", false), each("oneOf", false), prop("not");
+  if (auto it = obj.find("items"); draft < 2020 && it != obj.end()) {
+    if (it->second.is_list()) each("items", false), additional("additionalItems");
+    if (!it->second.is_list()) prop("items");
+  }
+  each("properties", true), each("patternProperties", true);
+  check_regexes(node, obj, "patternProperties");
+  additional("additionalProperties");
+  each("dependencies", true);
+  check_regexes(node, obj, "pattern");
+  if (draft >= 6) prop("contains"), prop("propertyNames");
+  if (auto it = obj.find("if"); draft >= 7 && it != obj.end()) {
+    prop("if");
+    if (!it->second.is_bool() || it->second.as_bool()) prop("then");
+    if (!it->second.is_bool() || !it->second.as_bool()) prop("else");
+  }
+  if (draft >= 2019) {
+    ref("$recursiveRef");
+    each("dependentSchemas", true), prop("unevaluatedItems"), prop("unevaluatedProperties");
+  }
+  if (draft >= 2020) ref("$dynamicRef"), each("prefixItems", false), prop("items");
+}
+
+/// objCompiler: patternProperties' names (`keyword` patternProperties) or `pattern` compiled as
+/// Go regexps (the metaschemas check them as `format: regex` too, but draft 4's and 6's do not
+/// for names).
+void SchemaSet::check_regexes(const SchemaNode& node, const Map& obj, std::string_view keyword) {
+  auto fail = [&](const std::string& re, const std::string& why) {
     throw SchemaCompileError("invalid regex " + go_quote(re) + " at " +
                              go_quote(node.location() + "/" + encode_fragment(keyword)) + ": " +
                              why);
   };
-  if (auto it = obj.find("patternProperties"); it != obj.end() && it->second.is_map())
+  auto it = obj.find(keyword);
+  if (it == obj.end()) return;
+  if (keyword == "patternProperties" && it->second.is_map())
     for (const auto& [re, _] : it->second.as_map())
-      if (std::string why = sprig::regexp_compile_error(re); !why.empty())
-        fail(re, "patternProperties", why);
-  if (const std::string* re = string_at(obj, "pattern"))
-    if (std::string why = sprig::regexp_compile_error(*re); !why.empty()) fail(*re, "pattern", why);
+      if (std::string why = sprig::regexp_compile_error(re); !why.empty()) fail(re, why);
+  if (keyword == "pattern" && it->second.is_string())
+    if (std::string why = sprig::regexp_compile_error(it->second.as_string()); !why.empty())
+      fail(it->second.as_string(), why);
 }
 
 }  // namespace ejob::render

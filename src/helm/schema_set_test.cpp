@@ -139,6 +139,15 @@ TEST_CASE("schema set: ids, anchors and their errors") {
   CHECK(problems(R"({"$defs": {"a": {"$id": "http://e.com/a"}, "b": {"$id": "http://e.com/a"}}})",
                  "{}")
             .starts_with("duplicate id \"http://e.com/a\" in \"file:///values.schema.json\" at "));
+  CHECK(problems(R"({"$id": "%zz"})", "{}") ==
+        "error in parsing id at \"file:///values.schema.json#\"");
+  CHECK(problems(R"({"$schema": "%zz"})", "{}") ==
+        "invalid $schema in \"file:///values.schema.json#\": parse \"%zz\": invalid URL escape "
+        "\"%zz\"");
+  // v6 compiles a $defs entry only when something refers to it, and `then` only beside `if`
+  CHECK(problems(R"({"$defs": {"a": {"$ref": "#/nowhere"}}, "then": {"$ref": "#/nowhere"}})", "{}")
+            .empty());
+  CHECK(problems(R"({"if": false, "then": {"$ref": "#/nowhere"}})", "{}").empty());
   CHECK(problems(R"({"properties": {"a": {"$ref": "#/properties/a~2"}}})", "{}") ==
         "invalid json-pointer \"file:///values.schema.json#/properties/a~2\"");
   CHECK(problems(R"({"$schema": "http://json-schema.org/draft-04/schema#",
@@ -184,4 +193,9 @@ TEST_CASE("schema set: a schema that is not one JSON value reads as v6's decoder
   CHECK(problems(R"({"a": 1} x)", "{}") == "invalid character after top-level value");
   CHECK(problems(R"({"a": 1,})", "{}") ==
         "invalid character '}' looking for beginning of object key string");
+  // v6 panics on a schema that is neither an object nor a boolean; Helm recovers it
+  for (const char* schema : {"-0.0", R"("x")", "[]", "null"})
+    CHECK(problems(schema, "{}") ==
+          "unable to validate schema: runtime error: invalid memory address or nil pointer "
+          "dereference");
 }
