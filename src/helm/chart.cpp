@@ -141,6 +141,7 @@ ChartPtr load_chart_files(std::vector<ChartFile> files, const std::string& origi
       c->values = load_values_file(f, origin);
     } else if (n == "values.schema.json") {
       c->schema = std::move(f.data);
+      c->has_schema = true;
     } else if (n == "Chart.lock" || n == "requirements.lock") {
       if (n == "requirements.lock" && c->metadata.api_version == "v1") c->files.push_back(f);
     } else if (n == "requirements.yaml") {

@@ -72,7 +72,8 @@ struct ChartMetadata {
 struct Chart {
   ChartMetadata metadata;
   Value values = Value::map();  ///< values.yaml as map[string]interface {}
-  std::string schema;           ///< values.schema.json text; empty when absent
+  std::string schema;           ///< values.schema.json text
+  bool has_schema = false;      ///< values.schema.json exists (Helm validates even an empty one)
   std::vector<ChartFile> templates;
   std::vector<ChartFile> files;
   std::vector<std::shared_ptr<Chart>> dependencies;
