@@ -214,6 +214,12 @@ class Validator {
  public:
   explicit Validator(const SchemaSet& set) : m_set(set) {}
 
+  /// Checking `doc` against metaschemas: `dialects` maps each of its resources (by pointer)
+  /// to its dialect's metaschema root, for handleMeta.
+  Validator(const SchemaSet& set, const SchemaNode& meta,
+            std::map<std::string, const SchemaNode*> dialects)
+      : m_set(set), m_meta(&meta), m_dialects(std::move(dialects)) {}
+
   /// Validate() of a compiled schema: its problems, a group unfolded.
   std::vector<Problem> run(const SchemaNode& root, const Value& values) {
     Outcome o = validate(*root.value, values, {});
@@ -271,25 +277,52 @@ class Validator {
       return Problem{where, "false schema", {}};
     }
     if (!schema.is_map() || schema.as_map().empty()) return std::nullopt;  // {} is true
-    const SchemaNode& at = node_of(schema);
+    const SchemaNode* const outer_meta = m_meta;
+    const SchemaNode& at = dialect_of(node_of(schema), where);
+    const Restore restore(m_meta, outer_meta);
     Enter scope(*this, at, v, ref);
     if (Outcome cycle = ref_cycle(where)) return cycle;
-    Node n{schema.as_map(), v, where, at, at.draft()};
+    return apply(Node{at.keywords ? *at.keywords : at.value->as_map(), v, where, at, at.draft()},
+                 evaluated);
+  }
+
+  /// The keywords of one schema on one value, in v6's order, after the cycle check.
+  Outcome apply(const Node& n, std::set<std::string>* evaluated) {
+    const std::vector<std::string>& where = n.where;
     if (Outcome early = assertions(n)) return early;
     Errors errs;
-    if (const SchemaNode* target = m_set.target(schema, "$ref")) {
+    if (const SchemaNode* target = m_set.target(*n.at.value, "$ref")) {
       Outcome r = reference(*target, n, errs.evaluated, "$ref");
       if (n.draft < 2019) return finish(std::move(errs), r, where, evaluated);
       errs.add(std::move(r));
     }
-    if (json_type(v) == JsonType::Object) object(n, errs);
-    if (json_type(v) == JsonType::Array) array(n, errs);
-    if (json_type(v) == JsonType::String) string(n, errs);
-    if (json_type(v) == JsonType::Integer || json_type(v) == JsonType::Number) number(n, errs);
+    const JsonType type = json_type(n.v);
+    if (type == JsonType::Object) object(n, errs);
+    if (type == JsonType::Array) array(n, errs);
+    if (type == JsonType::String) string(n, errs);
+    if (type == JsonType::Integer || type == JsonType::Number) number(n, errs);
     if (n.draft >= 2019) dynamic_refs(n, errs);
     conditions(n, errs);
     if (n.draft >= 2019) unevaluated(n, errs);
     return finish(std::move(errs), std::nullopt, where, evaluated);
+  }
+
+  /// Puts a pointer back as it was when a scope ends.
+  struct Restore {
+    const SchemaNode*& slot;
+    const SchemaNode* saved;
+    ~Restore() { slot = saved; }
+  };
+
+  /// handleMeta: checking a document against metaschemas, the metaschema root applied at a
+  /// resource of the document with a dialect of its own is that dialect's metaschema (for the
+  /// subtree: m_meta follows).
+  const SchemaNode& dialect_of(const SchemaNode& node, const std::vector<std::string>& where) {
+    if (m_meta == nullptr || &node != m_meta) return node;
+    auto it = m_dialects.find(pointer(where));
+    if (it == m_dialects.end()) return node;
+    m_meta = it->second;
+    return *it->second;
   }
 
   /// Every schema the validator reaches was compiled (SchemaSet); a value that was not is a
@@ -465,11 +498,19 @@ class Validator {
   /// non-string; kind.Format prints the checker's reason after a colon.
   static Outcome format(const Node& n) {
     const Value* f = get(n.s, "format");
-    if ((n.draft >= 2019 && !n.at.doc->meta) || f == nullptr || !f->is_string() || !n.v.is_string())
+    if (!asserts_format(n) || f == nullptr || !f->is_string() || !n.v.is_string())
       return std::nullopt;
     const auto why = format_error(f->as_string(), n.v.as_string());
     if (!why) return std::nullopt;
     return Problem{n.where, display(n.v) + " is not valid " + f->as_string() + ": " + *why};
+  }
+
+  /// objCompiler.assertFormat: drafts 4-7, the metaschemas, and a custom metaschema that
+  /// requires the `format` (2019-09) or `format-assertion` (2020-12) vocabulary.
+  static bool asserts_format(const Node& n) {
+    if (n.draft < 2019 || n.at.doc->meta) return true;
+    return n.at.resource->vocabs &&
+           n.at.resource->has_vocab(n.draft == 2019 ? "format" : "format-assertion");
   }
 
   /// validateRef: a `validation failed` problem over the target's problems.
@@ -838,15 +879,21 @@ class Validator {
   }
 
   const SchemaSet& m_set;
-  std::vector<Scope> m_scopes;  ///< innermost last
+  const SchemaNode* m_meta = nullptr;  ///< the metaschema root in force (metaschema checks)
+  std::map<std::string, const SchemaNode*> m_dialects;  ///< resource pointer -> its metaschema
+  std::vector<Scope> m_scopes;                          ///< innermost last
   std::map<std::string, std::unique_ptr<RE2>> m_regexes;
 };
 
 /// roots.validate: a schema (a document, or a value a `$ref` made one) against its draft's
 /// metaschema; SchemaValidationError's text when it fails.
-void check_against_metaschema(SchemaSet& set, const SchemaNode& node, int draft) {
-  const SchemaNode& meta = set.metaschema(draft);
-  std::vector<Problem> problems = Validator(set).run(meta, *node.value);
+void check_against_metaschema(SchemaSet& set, const SchemaNode& node) {
+  const SchemaNode& meta = set.metaschema(*node.resource);
+  std::map<std::string, const SchemaNode*> dialects;
+  for (const auto& [ptr, res] : node.doc->resources)
+    if (res.draft != node.resource->draft || res.vocabs != node.resource->vocabs)
+      dialects[ptr] = &set.metaschema(res);
+  std::vector<Problem> problems = Validator(set, meta, std::move(dialects)).run(meta, *node.value);
   if (problems.empty()) return;
   std::string out = go_quote(node.location()) +
                     " is not valid against metaschema: jsonschema validation failed with " +

@@ -63,6 +63,53 @@ int draft_from_url(std::string_view url) {
   return 0;
 }
 
+/// The vocabulary of a 2019-09/2020-12 keyword that only applies with it ("" for those that
+/// always do: core keywords, annotations).
+std::string_view vocabulary_of(std::string_view keyword, int draft) {
+  static const std::set<std::string_view> k_applicator = {"prefixItems",
+                                                          "items",
+                                                          "contains",
+                                                          "additionalProperties",
+                                                          "properties",
+                                                          "patternProperties",
+                                                          "dependentSchemas",
+                                                          "propertyNames",
+                                                          "if",
+                                                          "then",
+                                                          "else",
+                                                          "allOf",
+                                                          "anyOf",
+                                                          "oneOf",
+                                                          "not",
+                                                          "additionalItems",
+                                                          "dependencies"};
+  static const std::set<std::string_view> k_validation = {"type",          "enum",
+                                                          "const",         "multipleOf",
+                                                          "maximum",       "exclusiveMaximum",
+                                                          "minimum",       "exclusiveMinimum",
+                                                          "maxLength",     "minLength",
+                                                          "pattern",       "maxItems",
+                                                          "minItems",      "uniqueItems",
+                                                          "maxContains",   "minContains",
+                                                          "maxProperties", "minProperties",
+                                                          "required",      "dependentRequired"};
+  if (keyword == "unevaluatedItems" || keyword == "unevaluatedProperties")
+    return draft == 2019 ? "applicator" : "unevaluated";
+  if (k_applicator.count(keyword) > 0) return "applicator";
+  if (k_validation.count(keyword) > 0) return "validation";
+  return "";
+}
+
+/// A schema object less the keywords of the vocabularies its resource does not have.
+Map keywords_of(const Map& obj, const SchemaResource& res) {
+  Map out;
+  for (const auto& [key, value] : obj) {
+    std::string_view vocab = vocabulary_of(key, res.draft);
+    if (vocab.empty() || res.has_vocab(vocab)) out.emplace(key, value);
+  }
+  return out;
+}
+
 /// A keyword position that holds subschemas: the value itself, each of an object's values
 /// (`*`) or each of an array's items (`[]`).
 struct Position {
@@ -507,6 +554,46 @@ const SchemaNode& SchemaSet::metaschema(int draft) {
   return root;
 }
 
+/// getMetaVocabs: the vocabularies a custom metaschema requires in its `$vocabulary` (drafts
+/// 2019-09 on); none for a draft's own metaschema or one that lists none. A required vocabulary
+/// v6 does not know is an error (Helm registers none of its own).
+std::optional<std::set<std::string>> SchemaSet::vocabularies(const std::string& schema, int draft) {
+  if (draft_from_url(schema) != 0 || draft < 2019) return std::nullopt;
+  const std::string url = split_hash(schema).first;
+  const SchemaDoc& meta = load(url);
+  const Value* listed = nullptr;
+  if (meta.value.is_map())
+    if (auto it = meta.value.as_map().find("$vocabulary"); it != meta.value.as_map().end())
+      listed = &it->second;
+  if (listed == nullptr || !listed->is_map()) return std::nullopt;
+  const std::string prefix = draft == 2019 ? "https://json-schema.org/draft/2019-09/vocab/"
+                                           : "https://json-schema.org/draft/2020-12/vocab/";
+  static const std::set<std::string> k_known2019 = {"core",      "applicator", "validation",
+                                                    "meta-data", "format",     "content"};
+  static const std::set<std::string> k_known2020 = {
+      "core",      "applicator",        "unevaluated",      "validation",
+      "meta-data", "format-annotation", "format-assertion", "content"};
+  const auto& known = draft == 2019 ? k_known2019 : k_known2020;
+  std::set<std::string> out;
+  for (const auto& [vocab, required] : listed->as_map()) {
+    if (!required.is_bool() || !required.as_bool()) continue;
+    const std::string name = vocab.starts_with(prefix) ? vocab.substr(prefix.size()) : "";
+    if (known.count(name) == 0)
+      throw SchemaCompileError("unsupported vocabulary " + go_quote(vocab) + " in " +
+                               go_quote(url));
+    out.insert(name);
+  }
+  out.insert("core");
+  return out;
+}
+
+bool SchemaResource::has_vocab(std::string_view name) const {
+  if (name == "core" || draft < 2019) return true;
+  if (vocabs) return vocabs->count(std::string(name)) > 0;
+  if (draft == 2019) return name == "applicator" || name == "validation";
+  return name == "applicator" || name == "unevaluated" || name == "validation";
+}
+
 /// Helm's urnLoader: nothing resolves URNs, so it logs once per URN and process (Go's log
 /// with Helm's Lshortfile flag: the file and line of the call) and accepts anything.
 void SchemaSet::warn_urn(const std::string& url) {
@@ -518,6 +605,33 @@ void SchemaSet::warn_urn(const std::string& url) {
         "jsonschema.go:192: WARNING: unresolved URN reference ignored; using permissive "
         "schema: " +
         url);
+}
+
+const SchemaNode& SchemaSet::metaschema(const SchemaResource& dialect) {
+  if (!dialect.vocabs) return metaschema(dialect.draft);
+  // an allOf of the vocabularies' own metaschemas, core among them, as v6 builds it
+  const std::string draft_url(draft_info(dialect.draft).url);
+  const std::string meta_dir = draft_url.substr(0, draft_url.size() - 6) + "meta/";
+  std::string key = "urn:mem:metaschema";
+  List all;
+  for (const std::string& vocab : *dialect.vocabs) {
+    key += " " + vocab;
+    all.push_back(Value::map(Map{{"$ref", Value::string(meta_dir + vocab)}}));
+  }
+  auto it = m_docs.find(key);
+  if (it == m_docs.end()) {
+    Map meta{{"$schema", Value::string(draft_url)}, {"allOf", Value::list(std::move(all))}};
+    if (dialect.draft >= 2020) meta.emplace("$dynamicAnchor", Value::string("meta"));
+    auto doc = std::make_unique<SchemaDoc>();
+    doc->url = "urn:mem:metaschema";
+    doc->value = Value::map(std::move(meta));
+    doc->meta = true;
+    collect(*doc, doc->value, doc->url, "", SchemaResource{});
+    it = m_docs.emplace(key, std::move(doc)).first;
+  }
+  const SchemaNode& root = enqueue(*it->second, "");
+  compile_queue();
+  return root;
 }
 
 /// defaultLoader.load + addRoot: a document by URL, loaded once.
@@ -570,14 +684,14 @@ SchemaDoc& SchemaSet::add_doc(const std::string& url, Value value, std::string_v
   SchemaDoc& d = *doc;
   m_docs[url] = std::move(doc);
   try {
-    collect(d, d.value, url, "", 2020);
+    collect(d, d.value, url, "", SchemaResource{});
   } catch (...) {
     m_docs.erase(url);
     throw;
   }
   if (!d.meta) {
     SchemaNode root{&d, "", &d.value, &d.resource_at("")};
-    m_check(*this, root, root.draft());
+    m_check(*this, root);
   }
   return d;
 }
@@ -611,17 +725,18 @@ int SchemaSet::draft_of(const SchemaDoc& doc, const std::string& ptr, const Map&
 
 /// roots._collectResources: the resources and anchors under one subschema position.
 void SchemaSet::collect(SchemaDoc& doc, const Value& v, std::string base, const std::string& ptr,
-                        int fallback) {
+                        const SchemaResource& fallback) {
   if (!doc.collected.insert(ptr).second) return;
-  if (v.is_bool() && ptr.empty()) doc.resources[""] = SchemaResource{"", base, fallback, {}, {}};
+  if (v.is_bool() && ptr.empty())
+    doc.resources[""] = SchemaResource{"", base, fallback.draft, fallback.vocabs, {}, {}};
   if (!v.is_map()) return;
   const Map& obj = v.as_map();
-  const bool has_schema = string_at(obj, "$schema") != nullptr;
-  int draft = draft_of(doc, ptr, obj, fallback);
+  const std::string* schema = string_at(obj, "$schema");
+  int draft = draft_of(doc, ptr, obj, fallback.draft);
   std::string id = id_of(obj, draft);
-  bool own_schema = has_schema;
+  bool own_schema = schema != nullptr;
   if (id.empty() && !ptr.empty()) {
-    draft = fallback;  // a `$schema` counts only at a resource's root
+    draft = fallback.draft;  // a `$schema` counts only at a resource's root
     own_schema = false;
     id = id_of(obj, draft);
   }
@@ -640,14 +755,16 @@ void SchemaSet::collect(SchemaDoc& doc, const Value& v, std::string base, const 
         throw SchemaCompileError("duplicate id " + go_quote(base) + " in " + go_quote(doc.url) +
                                  " at " + go_quote(ptr) + " and " + go_quote(p));
     }
-    if (!found)
-      doc.resources[ptr] = SchemaResource{ptr, base, own_schema ? draft : fallback, {}, {}};
+    if (!found && own_schema)
+      doc.resources[ptr] = SchemaResource{ptr, base, draft, vocabularies(*schema, draft), {}, {}};
+    if (!found && !own_schema)
+      doc.resources[ptr] = SchemaResource{ptr, base, fallback.draft, fallback.vocabs, {}, {}};
   }
   SchemaResource* base_res = nullptr;
   for (auto& [p, res] : doc.resources)
     if (res.id == base) base_res = &res;
   collect_anchors(doc, obj, ptr, *base_res);
-  const int children = base_res->draft;
+  const SchemaResource children = *base_res;
   for (const auto& [sub_ptr, sub] : subschemas(obj, ptr, draft))
     collect(doc, *sub, base, sub_ptr, children);
 }
@@ -723,10 +840,10 @@ void SchemaSet::ensure_subschema(SchemaDoc& doc, const std::string& ptr) {
   if (doc.collected.count(ptr) > 0) return;
   const Value* v = lookup(doc.value, ptr, doc.url + "#" + encode_fragment(ptr));
   const SchemaResource& res = doc.resource_at(ptr);
-  collect(doc, *v, res.id, ptr, res.draft);
+  collect(doc, *v, res.id, ptr, res);
   if (doc.meta) return;
   SchemaNode sub{&doc, ptr, v, &doc.resource_at(ptr)};
-  m_check(*this, sub, sub.draft());
+  m_check(*this, sub);
 }
 
 void SchemaSet::compile_node(SchemaNode& node) {
@@ -739,7 +856,9 @@ void SchemaSet::compile_node(SchemaNode& node) {
   m_by_value[node.value] = &node;
   enqueue(doc, node.resource->ptr);  // v6 compiles each schema's resource with it
   if (!node.value->is_map()) return;
-  const Map& obj = node.value->as_map();
+  if (node.resource->vocabs)
+    node.keywords = std::make_shared<const Map>(keywords_of(node.value->as_map(), *node.resource));
+  const Map& obj = node.keywords ? *node.keywords : node.value->as_map();
   // v6 compiles a resource's dynamic anchors with it, for $dynamicRef to find.
   if (node.draft() >= 2020 && node.resource->ptr == node.ptr)
     for (const std::string& a : node.resource->dynamic_anchors)

@@ -9,13 +9,14 @@
 ///
 /// Documents come from: the metaschemas of json-schema.org (embedded, never fetched), `file:`
 /// URLs (read from disk), `http:`/`https:` (SchemaIo::fetch), `urn:` (Helm's urnLoader: a
-/// warning once, then the permissive schema `true`). Not reproduced: the vocabularies a custom
-/// metaschema lists (its draft's keywords all apply), and a subresource whose `$schema` differs
-/// from its document's is checked against its document's metaschema.
+/// warning once, then the permissive schema `true`). A custom metaschema's `$vocabulary` decides
+/// which keywords apply (2019-09 on), and a subresource with a `$schema` of its own is checked
+/// against its own dialect's metaschema (v6's handleMeta).
 
 #include <functional>
 #include <map>
 #include <memory>
+#include <optional>
 #include <set>
 #include <stdexcept>
 #include <string>
@@ -39,8 +40,15 @@ struct SchemaResource {
   std::string ptr;  ///< JSON pointer in its document
   std::string id;   ///< absolute URL, no fragment: the base of the refs inside it
   int draft = 2020;
+  /// The vocabularies a custom metaschema requires (`$vocabulary`, 2019-09 on, names without
+  /// the draft's prefix); none: the draft's defaults.
+  std::optional<std::set<std::string>> vocabs;
   std::map<std::string, std::string> anchors;  ///< anchor -> JSON pointer in the document
   std::set<std::string> dynamic_anchors;
+
+  /// dialect.hasVocab: whether the keywords of a vocabulary (`applicator`, `validation`,
+  /// `unevaluated`, `format`, `format-assertion`…) apply here.
+  bool has_vocab(std::string_view name) const;
 };
 
 /// One loaded document (v6's root).
@@ -61,6 +69,9 @@ struct SchemaNode {
   std::string ptr;
   const Value* value = nullptr;
   const SchemaResource* resource = nullptr;
+  /// Under a custom metaschema's vocabularies, the keywords of those only (v6 compiles no
+  /// other); null: every keyword of `value`.
+  std::shared_ptr<const Map> keywords;
 
   int draft() const { return resource->draft; }
   /// v6's Schema.Location: `URL#POINTER`, the pointer path-escaped.
@@ -69,8 +80,8 @@ struct SchemaNode {
 
 class SchemaSet;
 
-/// Checks one subschema against its draft's metaschema; throws SchemaCompileError.
-using MetaCheck = std::function<void(SchemaSet& set, const SchemaNode& node, int draft)>;
+/// Checks one subschema against its dialect's metaschema; throws SchemaCompileError.
+using MetaCheck = std::function<void(SchemaSet& set, const SchemaNode& node)>;
 
 /// The compiled schemas of one values.schema.json and of everything it references.
 class SchemaSet {
@@ -84,6 +95,9 @@ class SchemaSet {
   const SchemaNode& compile(const std::string& url, const std::string& text);
   /// The metaschema root of a draft (4, 6, 7, 2019, 2020), compiled on first use.
   const SchemaNode& metaschema(int draft);
+  /// dialect.getSchema: the draft's metaschema, or for a custom metaschema's vocabularies the
+  /// allOf of theirs (`urn:mem:metaschema`).
+  const SchemaNode& metaschema(const SchemaResource& dialect);
 
   /// The node of a compiled schema value; nullptr for a value that is not one.
   const SchemaNode* node(const Value& schema) const;
@@ -102,7 +116,8 @@ class SchemaSet {
   void warn_urn(const std::string& url);
   SchemaDoc& add_doc(const std::string& url, Value value, std::string_view text);
   void collect(SchemaDoc& doc, const Value& v, std::string base, const std::string& ptr,
-               int fallback);
+               const SchemaResource& fallback);
+  std::optional<std::set<std::string>> vocabularies(const std::string& schema, int draft);
   void collect_anchors(SchemaDoc& doc, const Map& obj, const std::string& ptr, SchemaResource& res);
   int draft_of(const SchemaDoc& doc, const std::string& ptr, const Map& obj, int fallback);
   std::pair<SchemaDoc*, std::string> resolve(SchemaDoc& doc, const std::string& ptr,
