@@ -1,7 +1,8 @@
 // Sprig's path functions (Go's path and, on Unix identical, path/filepath), urlParse and
-// urlJoin (net/url Parse of Go 1.26, URL.String of Go 1.19), Sprig's own `fail`, and getHostByName
-// (Helm replaces it; without DNS access here it resolves nothing and panics as Sprig does on an
-// empty answer).
+// urlJoin (net/url Parse of Go 1.26; URL.String, whose code for what urlJoin sets — no
+// OmitHost, ForceQuery, RawPath or RawFragment — reads the same in Go 1.19's and 1.24's
+// sources), Sprig's own `fail`, and getHostByName (Helm replaces it; without DNS access here it
+// resolves nothing and panics as Sprig does on an empty answer).
 #include <algorithm>
 #include <string>
 #include <string_view>
