@@ -866,58 +866,68 @@ void SchemaSet::compile_node(SchemaNode& node) {
   compile_keywords(node, obj);
 }
 
+/// What objCompiler does with one keyword of one schema: enqueue its subschemas (the value, an
+/// array's items, an object's values) or resolve its reference.
+struct SchemaSet::Keywords {
+  SchemaSet& set;
+  SchemaNode& node;
+  const Map& obj;
+  SchemaDoc& doc;
+
+  std::string at(std::string_view kw) const { return node.ptr + "/" + escape_token(kw); }
+  void prop(std::string_view kw) const {
+    if (obj.find(kw) != obj.end()) set.enqueue(doc, at(kw));
+  }
+  void items(std::string_view kw) const {
+    if (auto it = obj.find(kw); it != obj.end() && it->second.is_list())
+      for (size_t i = 0; i < it->second.as_list().size(); ++i)
+        set.enqueue(doc, at(kw) + "/" + std::to_string(i));
+  }
+  void values(std::string_view kw) const {  // `dependencies` also holds lists of names
+    if (auto it = obj.find(kw); it != obj.end() && it->second.is_map())
+      for (const auto& [name, sub] : it->second.as_map())
+        if (!sub.is_list()) set.enqueue(doc, at(kw) + "/" + escape_token(name));
+  }
+  void additional(std::string_view kw) const {  // a boolean is no schema to compile
+    if (auto it = obj.find(kw); it != obj.end() && !it->second.is_bool()) prop(kw);
+  }
+  void ref(std::string_view kw) const {
+    if (const std::string* r = string_at(obj, kw)) {
+      auto [in, ptr] = set.resolve(doc, node.ptr, *r);
+      set.m_targets[{node.value, std::string(kw)}] = &set.enqueue(*in, ptr);
+    }
+  }
+};
+
 /// objCompiler.compile: the subschemas of the keywords v6 compiles for the node's draft, in
 /// its order (a `$defs` entry, a `then` without `if`, an `additionalItems` beside a single
 /// `items` schema are compiled only when something refers to them), references resolved and
 /// regexps checked where it does.
 void SchemaSet::compile_keywords(SchemaNode& node, const Map& obj) {
-  SchemaDoc& doc = const_cast<SchemaDoc&>(*node.doc);
+  const Keywords k{*this, node, obj, const_cast<SchemaDoc&>(*node.doc)};
   const int draft = node.draft();
-  auto at = [&](std::string_view kw) { return node.ptr + "/" + escape_token(kw); };
-  auto prop = [&](std::string_view kw) {
-    if (obj.find(kw) != obj.end()) enqueue(doc, at(kw));
-  };
-  auto each = [&](std::string_view kw, bool of_map) {
-    auto it = obj.find(kw);
-    if (it == obj.end()) return;
-    if (!of_map && it->second.is_list())
-      for (size_t i = 0; i < it->second.as_list().size(); ++i)
-        enqueue(doc, at(kw) + "/" + std::to_string(i));
-    if (of_map && it->second.is_map())
-      for (const auto& [name, sub] : it->second.as_map())
-        if (kw != "dependencies" || !sub.is_list()) enqueue(doc, at(kw) + "/" + escape_token(name));
-  };
-  auto additional = [&](std::string_view kw) {
-    if (auto it = obj.find(kw); it != obj.end() && !it->second.is_bool()) prop(kw);
-  };
-  auto ref = [&](std::string_view kw) {
-    if (const std::string* r = string_at(obj, kw)) {
-      auto [in, ptr] = resolve(doc, node.ptr, *r);
-      m_targets[{node.value, std::string(kw)}] = &enqueue(*in, ptr);
-    }
-  };
-  ref("$ref");
-  each("allOf", false), each("anyOf", false), each("oneOf", false), prop("not");
+  k.ref("$ref");
+  k.items("allOf"), k.items("anyOf"), k.items("oneOf"), k.prop("not");
   if (auto it = obj.find("items"); draft < 2020 && it != obj.end()) {
-    if (it->second.is_list()) each("items", false), additional("additionalItems");
-    if (!it->second.is_list()) prop("items");
+    if (it->second.is_list()) k.items("items"), k.additional("additionalItems");
+    if (!it->second.is_list()) k.prop("items");
   }
-  each("properties", true), each("patternProperties", true);
+  k.values("properties"), k.values("patternProperties");
   check_regexes(node, obj, "patternProperties");
-  additional("additionalProperties");
-  each("dependencies", true);
+  k.additional("additionalProperties");
+  k.values("dependencies");
   check_regexes(node, obj, "pattern");
-  if (draft >= 6) prop("contains"), prop("propertyNames");
+  if (draft >= 6) k.prop("contains"), k.prop("propertyNames");
   if (auto it = obj.find("if"); draft >= 7 && it != obj.end()) {
-    prop("if");
-    if (!it->second.is_bool() || it->second.as_bool()) prop("then");
-    if (!it->second.is_bool() || !it->second.as_bool()) prop("else");
+    k.prop("if");
+    if (!it->second.is_bool() || it->second.as_bool()) k.prop("then");
+    if (!it->second.is_bool() || !it->second.as_bool()) k.prop("else");
   }
   if (draft >= 2019) {
-    ref("$recursiveRef");
-    each("dependentSchemas", true), prop("unevaluatedItems"), prop("unevaluatedProperties");
+    k.ref("$recursiveRef");
+    k.values("dependentSchemas"), k.prop("unevaluatedItems"), k.prop("unevaluatedProperties");
   }
-  if (draft >= 2020) ref("$dynamicRef"), each("prefixItems", false), prop("items");
+  if (draft >= 2020) k.ref("$dynamicRef"), k.items("prefixItems"), k.prop("items");
 }
 
 /// objCompiler: patternProperties' names (`keyword` patternProperties) or `pattern` compiled as

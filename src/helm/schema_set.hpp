@@ -125,6 +125,7 @@ class SchemaSet {
   const SchemaNode& enqueue(SchemaDoc& doc, const std::string& ptr);
   void compile_queue();
   void compile_node(SchemaNode& node);
+  struct Keywords;
   void compile_keywords(SchemaNode& node, const Map& obj);
   void check_regexes(const SchemaNode& node, const Map& obj, std::string_view keyword);
   void ensure_subschema(SchemaDoc& doc, const std::string& ptr);
