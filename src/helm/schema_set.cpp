@@ -637,34 +637,30 @@ const SchemaNode& SchemaSet::metaschema(const SchemaResource& dialect) {
 /// defaultLoader.load + addRoot: a document by URL, loaded once.
 SchemaDoc& SchemaSet::load(const std::string& url) {
   if (auto it = m_docs.find(url); it != m_docs.end()) return *it->second;
-  Value value = Value::boolean(true);
-  std::string text;
+  std::optional<std::string> text;
+  Value value = Value::boolean(true);  // what Helm's urnLoader answers
   try {
-    if (auto meta = metaschemas::metaschema_text(url)) {
-      text = *meta;
-    } else {
-      const std::string scheme = split_url(url).scheme;
-      if (scheme == "file") {
-        text = read_file_url(url);
-      } else if (scheme == "http" || scheme == "https") {
-        if (!m_io.fetch)
-          throw std::runtime_error("HTTP request failed for " + url + ": no network");
-        text = m_io.fetch(url);
-      } else if (scheme == "urn") {
-        warn_urn(url);
-      } else {
-        throw SchemaCompileError("failing loading " + go_quote(url) +
-                                 ": no URLLoader registered for " + go_quote(url));
-      }
-    }
-    if (!text.empty()) value = decode_document(text);
+    text = document_text(url);
+    if (text) value = decode_document(*text);
   } catch (const std::exception& e) {
-    const bool ours = dynamic_cast<const SchemaCompileError*>(&e) != nullptr &&
-                      std::string_view(e.what()).starts_with("failing loading");
-    if (ours) throw;
     throw SchemaCompileError("failing loading " + go_quote(url) + ": " + e.what());
   }
-  return add_doc(url, std::move(value), text);
+  return add_doc(url, std::move(value), text.value_or(""));
+}
+
+/// SchemeURLLoader with Helm's loaders: the text of a document, or none for a `urn:` (Helm's
+/// urnLoader resolves nothing and answers `true`). Throws the loader's error.
+std::optional<std::string> SchemaSet::document_text(const std::string& url) {
+  if (auto meta = metaschemas::metaschema_text(url)) return std::string(*meta);
+  const std::string scheme = split_url(url).scheme;
+  if (scheme == "file") return read_file_url(url);
+  if (scheme == "http" || scheme == "https") {
+    if (!m_io.fetch) throw std::runtime_error("HTTP request failed for " + url + ": no network");
+    return m_io.fetch(url);
+  }
+  if (scheme != "urn") throw std::runtime_error("no URLLoader registered for " + go_quote(url));
+  warn_urn(url);
+  return std::nullopt;
 }
 
 /// roots.addRoot: resources and anchors collected, then the document checked against its

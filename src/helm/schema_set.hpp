@@ -113,6 +113,7 @@ class SchemaSet {
 
  private:
   SchemaDoc& load(const std::string& url);
+  std::optional<std::string> document_text(const std::string& url);
   void warn_urn(const std::string& url);
   SchemaDoc& add_doc(const std::string& url, Value value, std::string_view text);
   void collect(SchemaDoc& doc, const Value& v, std::string base, const std::string& ptr,

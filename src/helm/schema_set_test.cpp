@@ -100,6 +100,7 @@ TEST_CASE("schema set: http(s) documents come through SchemaIo::fetch") {
   SchemaIo io;
   io.fetch = [&](const std::string& url) {
     asked.push_back(url);
+    if (url.ends_with("/empty.json")) return std::string();
     if (url.ends_with("/missing.json"))
       throw std::runtime_error("HTTP request to " + url + " returned status 404 (Not Found)");
     return std::string(R"({"$defs": {"name": {"type": "string", "maxLength": 3}},
@@ -113,6 +114,8 @@ TEST_CASE("schema set: http(s) documents come through SchemaIo::fetch") {
   CHECK(problems(R"({"$ref": "http://example.com/missing.json"})", "{}", io) ==
         "failing loading \"http://example.com/missing.json\": HTTP request to "
         "http://example.com/missing.json returned status 404 (Not Found)");
+  CHECK(problems(R"({"$ref": "https://example.com/empty.json"})", "{}", io) ==
+        "failing loading \"https://example.com/empty.json\": EOF");
   CHECK(problems(R"({"$ref": "ftp://example.com/x.json"})", "{}", io) ==
         "failing loading \"ftp://example.com/x.json\": no URLLoader registered for "
         "\"ftp://example.com/x.json\"");
