@@ -512,32 +512,47 @@ std::string SchemaNode::location() const { return doc->url + "#" + encode_fragme
 SchemaSet::SchemaSet(SchemaIo io, MetaCheck check)
     : m_io(std::move(io)), m_check(std::move(check)) {}
 
+/// The first answer of `lookup` from this set, else from the shared metaschema sets it uses.
+template <typename Lookup>
+auto SchemaSet::here_or_shared(Lookup lookup) const -> decltype(lookup(*this)) {
+  if (auto found = lookup(*this)) return found;
+  for (const SchemaSet* shared : m_shared)
+    if (auto found = lookup(*shared)) return found;
+  return nullptr;
+}
+
 const SchemaNode* SchemaSet::node(const Value& schema) const {
-  auto it = m_by_value.find(&schema);
-  return it == m_by_value.end() ? nullptr : it->second;
+  return here_or_shared([&](const SchemaSet& set) -> const SchemaNode* {
+    auto it = set.m_by_value.find(&schema);
+    return it == set.m_by_value.end() ? nullptr : it->second;
+  });
 }
 
 const SchemaNode* SchemaSet::target(const Value& schema, std::string_view keyword) const {
-  auto it = m_targets.find({&schema, std::string(keyword)});
-  return it == m_targets.end() ? nullptr : it->second;
+  return here_or_shared([&](const SchemaSet& set) -> const SchemaNode* {
+    auto it = set.m_targets.find({&schema, std::string(keyword)});
+    return it == set.m_targets.end() ? nullptr : it->second;
+  });
 }
 
 const std::string* SchemaSet::number_text(const Value& v) const {
-  auto it = m_numbers.find(&v);
-  return it == m_numbers.end() ? nullptr : &it->second;
+  return here_or_shared([&](const SchemaSet& set) -> const std::string* {
+    auto it = set.m_numbers.find(&v);
+    return it == set.m_numbers.end() ? nullptr : &it->second;
+  });
 }
 
 const SchemaNode* SchemaSet::at(const SchemaDoc& doc, const std::string& ptr) const {
-  auto it = m_nodes.find({&doc, ptr});
-  return it == m_nodes.end() ? nullptr : it->second.get();
+  return here_or_shared([&](const SchemaSet& set) -> const SchemaNode* {
+    auto it = set.m_nodes.find({&doc, ptr});
+    return it == set.m_nodes.end() ? nullptr : it->second.get();
+  });
 }
 
 const SchemaNode* SchemaSet::anchored(const SchemaResource& res, const SchemaDoc& doc,
                                       const std::string& anchor) const {
   auto a = res.anchors.find(anchor);
-  if (a == res.anchors.end()) return nullptr;
-  auto it = m_nodes.find({&doc, a->second});
-  return it == m_nodes.end() ? nullptr : it->second.get();
+  return a == res.anchors.end() ? nullptr : at(doc, a->second);
 }
 
 const SchemaNode& SchemaSet::compile(const std::string& url, const std::string& text) {
@@ -548,10 +563,27 @@ const SchemaNode& SchemaSet::compile(const std::string& url, const std::string& 
 }
 
 const SchemaNode& SchemaSet::metaschema(int draft) {
-  SchemaDoc& d = load(std::string(draft_info(draft).url));
-  const SchemaNode& root = enqueue(d, "");
-  compile_queue();
-  return root;
+  const SchemaSet& shared = shared_metaschema(draft);
+  if (std::find(m_shared.begin(), m_shared.end(), &shared) == m_shared.end())
+    m_shared.push_back(&shared);
+  const std::string url(draft_info(draft).url);
+  return *shared.at(*shared.m_docs.at(url), "");
+}
+
+/// A draft's metaschema compiled once per process, then read only: v6 compiles the drafts at
+/// start, so that each values.schema.json pays only for its own check.
+const SchemaSet& SchemaSet::shared_metaschema(int draft) {
+  static std::array<std::once_flag, k_drafts.size()> once;
+  static std::array<std::unique_ptr<SchemaSet>, k_drafts.size()> sets;
+  size_t i = 0;
+  while (i + 1 < k_drafts.size() && k_drafts[i].version != draft) ++i;
+  std::call_once(once[i], [&] {
+    auto set = std::make_unique<SchemaSet>(SchemaIo{}, MetaCheck{});
+    set->enqueue(set->load(std::string(k_drafts[i].url)), "");
+    set->compile_queue();
+    sets[i] = std::move(set);
+  });
+  return *sets[i];
 }
 
 /// getMetaVocabs: the vocabularies a custom metaschema requires in its `$vocabulary` (drafts

@@ -93,7 +93,8 @@ class SchemaSet {
   /// UnmarshalJSON + AddResource + Compile: the document at `url` and every schema reachable
   /// from it.
   const SchemaNode& compile(const std::string& url, const std::string& text);
-  /// The metaschema root of a draft (4, 6, 7, 2019, 2020), compiled on first use.
+  /// The metaschema root of a draft (4, 6, 7, 2019, 2020): compiled once per process and
+  /// shared by every set (the lookups below also answer for its schemas).
   const SchemaNode& metaschema(int draft);
   /// dialect.getSchema: the draft's metaschema, or for a custom metaschema's vocabularies the
   /// allOf of theirs (`urn:mem:metaschema`).
@@ -112,6 +113,9 @@ class SchemaSet {
                              const std::string& anchor) const;
 
  private:
+  static const SchemaSet& shared_metaschema(int draft);
+  template <typename Lookup>
+  auto here_or_shared(Lookup lookup) const -> decltype(lookup(*this));
   SchemaDoc& load(const std::string& url);
   std::optional<std::string> document_text(const std::string& url);
   void warn_urn(const std::string& url);
@@ -139,6 +143,7 @@ class SchemaSet {
   std::map<std::pair<const Value*, std::string>, const SchemaNode*> m_targets;
   std::vector<SchemaNode*> m_queue;
   std::unordered_map<const Value*, std::string> m_numbers;  ///< numbers as written
+  std::vector<const SchemaSet*> m_shared;                   ///< the shared metaschema sets in use
 };
 
 /// jsonschema.UnmarshalJSON: a json.Decoder's first value (`unexpected EOF` where Unmarshal
