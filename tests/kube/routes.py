@@ -486,7 +486,14 @@ def logs(h, res, ns, name):
     previous = h.query.get("previous") in ("true", "1")
     if previous and not log["previous"]:
         raise ApiError(400, "BadRequest", f'previous terminated container "{container}" in pod "{name}" not found')
-    lines = list(log["previous"] if previous else log["lines"])
+    # The lines sent first and the count a follow goes on from are taken together: a line
+    # added between the two would be in neither (a lost line, and a test waiting for ever).
+    with h.server.store.changed:
+        own = log["lines"]
+        lines = list(log["previous"] if previous else own)
+        seen = len(own)
+        now = h.server.store.objects.get(h.server.store.key(res, ns, name)) or pod
+        restarts = restart_count(now, container)
     since = h.query.get("sinceTime")
     if h.query.get("sinceSeconds") is not None:
         since = datetime.datetime.now(datetime.timezone.utc) - datetime.timedelta(
@@ -509,11 +516,8 @@ def logs(h, res, ns, name):
         emit(ln)
         if h.fault == "truncate" and i == len(lines) // 2:
             return h.drop()
-    # This container's lines: a restart (pod-phase with restarts) makes them "previous" and
-    # starts a new list for the new container, which this stream never shows.
-    own = log["lines"]
-    seen = len(own)
-    restarts = restart_count(pod, container)
+    # `own` is this container's lines: a restart (pod-phase with restarts) makes them "previous"
+    # and starts a new list for the new container, which this stream never shows.
     while follow and not h.server.stopping.is_set():
         with h.server.store.changed:
             if len(own) == seen and not log["done"]:
