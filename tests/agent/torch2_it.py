@@ -8,6 +8,7 @@ Usage: torch2_it.py AGENT_BINARY TORCH2_ROOT SCENARIO...   (needs root: chroot)
 """
 import os
 import shutil
+import subprocess
 import sys
 import tempfile
 import time
@@ -103,13 +104,25 @@ def c10d_workers_identical(h):
               "--rdzv-id=t2ident"], False, {"TORCH_ELASTIC_WORKER_IDENTICAL": "1"})
 
 
+def wait_for_store_key(port, key, timeout=90):
+    """Waits, with torch's own TCPStore client (the host's torch 1.13), until the c10d store at
+    127.0.0.1:PORT holds `key`: the agent hosting it has then written its rendezvous state (a
+    fixed sleep was not enough where the agent's look at the workers' python took over 2 s)."""
+    code = ("import datetime, sys, torch.distributed as d; "
+            "s = d.TCPStore('127.0.0.1', int(sys.argv[1]), None, False, "
+            "datetime.timedelta(seconds=%d)); s.wait([sys.argv[2]])" % timeout)
+    subprocess.run(["/usr/bin/python3", "-c", code, str(port), key], check=True,
+                   timeout=timeout + 30)
+
+
 def dialect_mismatch(h):
     """An ejob-agent told --torch_version=1.13 joins a run whose state a 2.6 agent wrote: it
     exits 1 naming both dialects instead of writing a state the 2.x agents could not read."""
-    backend = ["--rdzv-backend=c10d", "--rdzv-endpoint=127.0.0.1:%d" % free_port(),
+    port = free_port()
+    backend = ["--rdzv-backend=c10d", "--rdzv-endpoint=127.0.0.1:%d" % port,
                "--rdzv-id=t2mix", "--nnodes=2", "--local-addr=127.0.0.1"]
     h.ejob("ejob2x", backend + h.worker(2))
-    time.sleep(2)  # it hosts the store and has written its 2.x state
+    wait_for_store_key(port, "torch.rendezvous.t2mix")  # it has written its 2.x state
     old = h.ejob("ejob113", backend + ["--rdzv-conf=is_host=0", "--torch_version=1.13"] +
                  h.worker(2))
     rc = old.wait(60)
