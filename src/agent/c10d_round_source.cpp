@@ -11,11 +11,11 @@ constexpr std::chrono::seconds k_round_store_timeout{300};
 
 /// Hosts the store as torch decides (§2): as told by is_host, else when the endpoint is this
 /// machine; an inferred host that cannot bind (another agent here did) becomes a client.
-std::unique_ptr<TcpStoreServer> host_store(const LaunchConfig& c) {
+std::unique_ptr<TcpStoreServer> host_store(const LaunchConfig& c, StoreObserver* observer) {
   bool inferred = !c.dynamic.is_host.has_value();
   if (!c.dynamic.is_host.value_or(endpoint_is_local(c.endpoint.host))) return nullptr;
   try {
-    auto server = std::make_unique<TcpStoreServer>(c.endpoint.port);
+    auto server = std::make_unique<TcpStoreServer>(c.endpoint.port, observer);
     log_info("hosting the rendezvous TCPStore on port " + std::to_string(server->port()));
     return server;
   } catch (const Error& e) {
@@ -28,7 +28,11 @@ std::unique_ptr<TcpStoreServer> host_store(const LaunchConfig& c) {
 }  // namespace
 
 C10dRoundSource::C10dRoundSource(const LaunchConfig& config)
-    : DynamicRoundSource(config), m_server(host_store(config)) {
+    : DynamicRoundSource(config),
+      m_liveness(config.dynamic.fast_reform ? std::make_unique<ConnectionLiveness>(
+                                                  config.run_id, DynamicLimits{}.stale_after())
+                                            : nullptr),
+      m_server(host_store(config, m_liveness.get())) {
   const Endpoint& e = config.endpoint;
   auto read_timeout = std::chrono::seconds(config.dynamic.read_timeout_s);
   auto dialect =
@@ -44,7 +48,7 @@ C10dRoundSource::C10dRoundSource(const LaunchConfig& config)
   m_round_store = std::make_unique<TcpKeyValueStore>(*m_round_client);
   start(std::make_unique<C10dStateBackend>(std::move(state_client), config.run_id,
                                            std::move(watch_client)),
-        *m_round_store);
+        *m_round_store, m_server ? m_liveness.get() : nullptr);
 }
 
 C10dRoundSource::~C10dRoundSource() {

@@ -6,6 +6,7 @@
 #include <memory>
 
 #include "ejob/agent/c10d_store.hpp"
+#include "ejob/agent/connection_liveness.hpp"
 #include "ejob/agent/dynamic_round_source.hpp"
 #include "ejob/agent/tcp_store_client.hpp"
 #include "ejob/agent/tcp_store_server.hpp"
@@ -26,6 +27,7 @@ class C10dRoundSource : public DynamicRoundSource {
   /// close timeout), so that their last exit-barrier and close calls do not fail.
   void after_shutdown() override;
 
+  std::unique_ptr<ConnectionLiveness> m_liveness;  ///< the host's, with fast_reform
   std::unique_ptr<TcpStoreServer> m_server;
   std::unique_ptr<TcpStoreClient> m_round_client;
   std::unique_ptr<TcpKeyValueStore> m_round_store;

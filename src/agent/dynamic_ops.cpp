@@ -122,8 +122,8 @@ RdzvAction decide_join(const RdzvContext& c) {
       return RdzvAction::AddToRedundancyList;
   } else if (participant) {
     // torch compares the deadline unconditionally here; it is set whenever count >= min.
-    if (count >= c.limits.min_nodes && s.deadline && *s.deadline < c.now)
-      return RdzvAction::MarkComplete;
+    bool last_call_over = (s.deadline && *s.deadline < c.now) || c.every_live_node_joined;
+    if (count >= c.limits.min_nodes && last_call_over) return RdzvAction::MarkComplete;
   } else {
     return RdzvAction::AddToParticipants;
   }
@@ -172,21 +172,30 @@ void apply_action(RdzvAction action, DynamicState& s, const NodeDesc& me,
   }
 }
 
+std::vector<NodeDesc> remove_nodes(DynamicState& s, const DynamicLimits& limits,
+                                   const std::vector<NodeDesc>& nodes) {
+  std::vector<NodeDesc> removed;
+  bool participant_removed = false;
+  for (const auto& node : nodes) {
+    bool found = std::erase_if(s.last_heartbeats, [&](const auto& p) { return p.first == node; });
+    bool participant =
+        std::erase_if(s.participants, [&](const auto& p) { return p.first == node; }) > 0;
+    found |= participant;
+    found |= std::erase(s.wait_list, node) > 0;
+    found |= std::erase(s.redundancy_list, node) > 0;
+    participant_removed |= participant;
+    if (found) removed.push_back(node);
+  }
+  if (participant_removed) removal_epilogue(s, limits);
+  return removed;
+}
+
 std::vector<NodeDesc> remove_dead_nodes(DynamicState& s, const DynamicLimits& limits, UtcTime now) {
-  UtcTime expire = now - limits.keep_alive_interval * limits.keep_alive_max_attempt;
+  UtcTime expire = now - limits.stale_after();
   std::vector<NodeDesc> dead;
   for (const auto& [node, beat] : s.last_heartbeats)
     if (beat < expire) dead.push_back(node);
-  bool participant_removed = false;
-  for (const auto& node : dead) {
-    std::erase_if(s.last_heartbeats, [&](const auto& p) { return p.first == node; });
-    participant_removed |=
-        std::erase_if(s.participants, [&](const auto& p) { return p.first == node; }) > 0;
-    std::erase(s.wait_list, node);
-    std::erase(s.redundancy_list, node);
-  }
-  if (participant_removed) removal_epilogue(s, limits);
-  return dead;
+  return remove_nodes(s, limits, dead);
 }
 
 }  // namespace ejob::agent

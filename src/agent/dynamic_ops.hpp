@@ -20,6 +20,10 @@ struct DynamicLimits {
   /// is dead (torch: 5 s * 3).
   std::chrono::seconds keep_alive_interval{5};
   int keep_alive_max_attempt = 3;
+
+  [[nodiscard]] std::chrono::seconds stale_after() const {
+    return keep_alive_interval * keep_alive_max_attempt;
+  }
 };
 
 /// torch's _Action.
@@ -50,6 +54,10 @@ struct RdzvContext {
   /// leave cleanly).
   bool past_deadline = false;
   bool in_rollback = false;
+  /// The store host sees every node with an open store connection among the participants of
+  /// a re-formed (round > 0) round: nobody known is left to wait for, so the round completes
+  /// without its last call (ejob-agent's own rule; torch always waits last_call_timeout).
+  bool every_live_node_joined = false;
 };
 
 /// _RendezvousJoinOp.
@@ -69,6 +77,10 @@ void apply_action(RdzvAction action, DynamicState& state, const NodeDesc& me,
 /// and redundancy list), then the removal epilogue. Returns the dead nodes.
 std::vector<NodeDesc> remove_dead_nodes(DynamicState& state, const DynamicLimits& limits,
                                         UtcTime now);
+/// What _sanitize does to its dead nodes, for nodes known dead otherwise. Returns those of
+/// `nodes` that were in the state.
+std::vector<NodeDesc> remove_nodes(DynamicState& state, const DynamicLimits& limits,
+                                   const std::vector<NodeDesc>& nodes);
 
 /// The participant's group rank, or -1.
 std::int64_t rank_of(const DynamicState& state, const NodeDesc& node);

@@ -150,3 +150,31 @@ TEST_CASE("dynamic ops, torch 1.13: a full round never puts a node in a redundan
   REQUIRE(s.complete);
   CHECK(join(k_c, s, l) == RdzvAction::Sync);
 }
+
+TEST_CASE("dynamic ops: a re-formed round completes once every live node joined (ejob's rule)") {
+  DynamicLimits l{2, 4};
+  DynamicState s = joined({k_a, k_b}, l);
+  s.round = 1;
+  RdzvContext c{k_a, s, l, k_now};
+  CHECK(decide_join(c) == RdzvAction::Sync);  // torch's rule: wait for the last call
+  c.every_live_node_joined = true;
+  CHECK(decide_join(c) == RdzvAction::MarkComplete);
+  DynamicState alone = joined({k_a}, l);  // below min, nothing completes
+  CHECK(decide_join(RdzvContext{k_a, alone, l, k_now, false, false, true}) == RdzvAction::Sync);
+}
+
+TEST_CASE("dynamic ops: nodes known dead leave heartbeats, participants and lists") {
+  DynamicLimits l{1, 3};
+  DynamicState s = joined({k_a, k_b}, l);
+  apply_action(RdzvAction::MarkComplete, s, k_a, l, k_now);
+  NodeDesc waiting{"w", 9, 0}, stranger{"s", 1, 0};
+  apply_action(RdzvAction::AddToWaitList, s, waiting, l, k_now);
+  CHECK(remove_nodes(s, l, {k_b, waiting, stranger}) == std::vector<NodeDesc>{k_b, waiting});
+  CHECK(s.participants.size() == 1);
+  CHECK(s.wait_list.empty());
+  CHECK(s.last_heartbeats.size() == 1);
+  CHECK(s.complete);  // a participant is left: the round goes on
+  CHECK(remove_nodes(s, l, {k_a}) == std::vector<NodeDesc>{k_a});
+  CHECK_FALSE(s.complete);  // the last one left: the next round
+  CHECK(s.round == 1);
+}

@@ -21,12 +21,13 @@ constexpr auto k_rollback = std::chrono::seconds(5);
 
 DynamicRendezvous::DynamicRendezvous(std::unique_ptr<StateBackend> backend, NodeDesc me,
                                      DynamicLimits limits, DynamicTimeouts timeouts,
-                                     RdzvDialect dialect)
+                                     RdzvDialect dialect, const NodeLiveness* liveness)
     : m_backend(std::move(backend)),
       m_me(std::move(me)),
       m_dialect(dialect),
       m_limits(limits),
-      m_timeouts(timeouts) {
+      m_timeouts(timeouts),
+      m_liveness(liveness) {
   m_state.dialect = dialect;
 }
 
@@ -53,7 +54,27 @@ std::optional<bool> DynamicRendezvous::sync() {
   m_last_sync = Clock::now();
   std::vector<NodeDesc> dead = remove_dead_nodes(m_state, m_limits, utc_now());
   for (const auto& n : dead) log_debug("rendezvous: node " + to_string(n) + " is dead");
+  drop_gone_nodes();
   return won;
+}
+
+/// As torch's sanitize does with stale heartbeats, for nodes whose store connections closed:
+/// in memory, written with this node's next change.
+void DynamicRendezvous::drop_gone_nodes() {
+  if (!m_liveness) return;
+  std::vector<NodeDesc> gone = m_liveness->gone();
+  std::erase(gone, m_me);
+  for (const auto& n : remove_nodes(m_state, m_limits, gone))
+    if (m_reported_gone.insert(n).second)
+      log_info("rendezvous: node " + to_string(n) + " left (its store connection closed)");
+}
+
+bool DynamicRendezvous::every_live_node_joined() const {
+  if (!m_liveness || m_state.round == 0 || m_state.complete) return false;
+  std::vector<NodeDesc> connected = m_liveness->connected();
+  for (const auto& n : connected)
+    if (rank_of(m_state, n) < 0) return false;
+  return !connected.empty();
 }
 
 void DynamicRendezvous::adopt(const std::optional<StateBackend::Stored>& stored) {
@@ -94,8 +115,13 @@ void DynamicRendezvous::run_op(Decide decide, Clock::time_point deadline, const 
                                 std::to_string(m_state.round) + ")");
     }
     Clock::time_point now = Clock::now();
-    RdzvContext ctx{m_me,      m_state,        m_limits,
-                    utc_now(), now > deadline, now <= deadline + k_rollback};
+    RdzvContext ctx{m_me,
+                    m_state,
+                    m_limits,
+                    utc_now(),
+                    now > deadline,
+                    now <= deadline + k_rollback,
+                    every_live_node_joined()};
     RdzvAction action = decide(ctx);
     log_debug(std::string("rendezvous ") + name + ": round " + std::to_string(m_state.round) +
               ", " + std::to_string(m_state.participants.size()) + " participants: action " +

@@ -9,6 +9,7 @@
 #include <memory>
 #include <mutex>
 #include <optional>
+#include <set>
 #include <string>
 #include <thread>
 
@@ -41,6 +42,20 @@ class StateBackend {
   [[nodiscard]] virtual std::string where() const = 0;
 };
 
+/// What the agent hosting the store knows of the other agents beyond the shared state: whose
+/// store connections are open. A node's connection closes when its agent dies (kill -9, a
+/// lost machine) — 15 s before its heartbeat goes stale — and torch's store client never
+/// reconnects, so a node whose connections all closed is gone for good.
+class NodeLiveness {
+ public:
+  virtual ~NodeLiveness() = default;
+  /// Nodes that wrote the state and whose store connections have all closed since.
+  [[nodiscard]] virtual std::vector<NodeDesc> gone() const = 0;
+  /// Nodes that hold a store connection open and renewed their heartbeat within the last
+  /// keep_alive_interval * keep_alive_max_attempt.
+  [[nodiscard]] virtual std::vector<NodeDesc> connected() const = 0;
+};
+
 /// The timeouts of --rdzv_conf (torch's RendezvousTimeout).
 struct DynamicTimeouts {
   std::chrono::seconds join{600};
@@ -59,8 +74,11 @@ struct DynamicWorld {
 class DynamicRendezvous {
  public:
   /// `dialect`: the torch whose state this node writes; a state of the other one is refused.
+  /// `liveness` (the store host's, may be null; must outlive this) drops gone nodes at once
+  /// and completes a re-formed round without a last call once every connected node joined.
   DynamicRendezvous(std::unique_ptr<StateBackend> backend, NodeDesc me, DynamicLimits limits,
-                    DynamicTimeouts timeouts, RdzvDialect dialect = RdzvDialect::Torch1_13);
+                    DynamicTimeouts timeouts, RdzvDialect dialect = RdzvDialect::Torch1_13,
+                    const NodeLiveness* liveness = nullptr);
   ~DynamicRendezvous();
   DynamicRendezvous(const DynamicRendezvous&) = delete;
   DynamicRendezvous& operator=(const DynamicRendezvous&) = delete;
@@ -85,6 +103,8 @@ class DynamicRendezvous {
   void run_op(Decide decide, std::chrono::steady_clock::time_point deadline, const char* name);
   std::optional<bool> sync();
   void adopt(const std::optional<StateBackend::Stored>& stored);
+  void drop_gone_nodes();
+  [[nodiscard]] bool every_live_node_joined() const;
   void start_heartbeats();
   void stop_heartbeats();
   void heartbeat_loop();
@@ -94,6 +114,8 @@ class DynamicRendezvous {
   RdzvDialect m_dialect;
   DynamicLimits m_limits;
   DynamicTimeouts m_timeouts;
+  const NodeLiveness* m_liveness;
+  std::set<NodeDesc> m_reported_gone;  ///< gone nodes already logged
 
   // The state holder (guarded by m_lock, which torch calls the heartbeat lock).
   std::mutex m_lock;

@@ -87,7 +87,8 @@ int parse_port(const std::string& text, const std::string& round) {
 
 }  // namespace
 
-void DynamicRoundSource::start(std::unique_ptr<StateBackend> backend, KeyValueStore& store) {
+void DynamicRoundSource::start(std::unique_ptr<StateBackend> backend, KeyValueStore& store,
+                               const NodeLiveness* liveness) {
   m_store = &store;
   DynamicLimits limits;
   limits.min_nodes = m_config.min_nodes;
@@ -101,7 +102,8 @@ void DynamicRoundSource::start(std::unique_ptr<StateBackend> backend, KeyValueSt
   bool torch2 = m_config.torch == RdzvDialect::Torch2;
   NodeDesc me{torch2 ? m_config.local_addr.value_or(fq_hostname()) : fq_hostname(), ::getpid(), 0};
   m_rdzv = std::make_unique<DynamicRendezvous>(std::move(backend), me, limits, timeouts,
-                                               m_config.torch.value_or(RdzvDialect::Torch1_13));
+                                               m_config.torch.value_or(RdzvDialect::Torch1_13),
+                                               liveness);
 }
 
 std::string DynamicRoundSource::round_prefix(const std::string& round) const {

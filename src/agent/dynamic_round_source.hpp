@@ -29,8 +29,10 @@ class DynamicRoundSource : public RoundSource {
 
  protected:
   explicit DynamicRoundSource(const LaunchConfig& config) : m_config(config) {}
-  /// Creates the rendezvous; `store` (the agents' shared store) must outlive it.
-  void start(std::unique_ptr<StateBackend> backend, KeyValueStore& store);
+  /// Creates the rendezvous; `store` (the agents' shared store) and `liveness` (the store
+  /// host's, may be null) must outlive it.
+  void start(std::unique_ptr<StateBackend> backend, KeyValueStore& store,
+             const NodeLiveness* liveness = nullptr);
   /// Runs after the run was closed at shutdown.
   virtual void after_shutdown() {}
 

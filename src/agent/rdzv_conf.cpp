@@ -158,6 +158,7 @@ DynamicSettings dynamic_settings(const std::map<std::string, std::string>& conf)
   s.join_timeout_s = positive_seconds(conf, "join_timeout", s.join_timeout_s);
   s.last_call_timeout_s = positive_seconds(conf, "last_call_timeout", s.last_call_timeout_s);
   s.close_timeout_s = positive_seconds(conf, "close_timeout", s.close_timeout_s);
+  s.fast_reform = conf_bool(conf, "fast_reform").value_or(true);
   return s;
 }
 

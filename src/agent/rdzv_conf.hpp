@@ -47,6 +47,11 @@ struct DynamicSettings {
   int join_timeout_s = 600;
   int last_call_timeout_s = 30;
   int close_timeout_s = 30;
+  /// ejob's own `fast_reform` (default on; torch ignores the key): the agent hosting the
+  /// store drops a node whose store connections closed at once (torch: when its heartbeat is
+  /// 15 s stale) and completes a re-formed round once every connected node joined (torch:
+  /// after last_call_timeout).
+  bool fast_reform = true;
 };
 
 /// Reads the dynamic settings. Throws ejob::Error(Usage) with torch's wording for an

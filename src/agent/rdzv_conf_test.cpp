@@ -81,3 +81,18 @@ TEST_CASE("rdzv conf: endpoints") {
         "The hostname of the rendezvous endpoint 'a b:1' must be a dot-separated list of labels, "
         "an IPv4 address, or an IPv6 address.");
 }
+
+TEST_CASE("rdzv conf: dynamic settings, with ejob's fast_reform on unless turned off") {
+  DynamicSettings d = dynamic_settings({});
+  CHECK_FALSE(d.is_host);
+  CHECK(d.last_call_timeout_s == 30);
+  CHECK(d.fast_reform);
+  DynamicSettings s = dynamic_settings(parse_rdzv_conf("is_host=No,fast_reform=0"));
+  CHECK(s.is_host == false);
+  CHECK_FALSE(s.fast_reform);
+  CHECK(error_of([] {
+          dynamic_settings({{"fast_reform", "sometimes"}});
+        }) ==
+        "The rendezvous configuration option 'fast_reform' does not represent a valid "
+        "boolean value.");
+}

@@ -76,6 +76,7 @@ int listen_wildcard(int port, int& bound_port) {
 
 /// A client connection: bytes received but not yet a whole command, bytes to send.
 struct Connection {
+  std::uint64_t id = 0;            ///< StoreObserver's number
   std::string peer;                ///< `address:port`, for messages
   std::optional<Dialect> dialect;  ///< known once its first bytes arrived
   std::string in;
@@ -119,6 +120,9 @@ struct TcpStoreServer::Loop {
   std::map<std::string, std::string> data;
   std::multimap<std::string, std::shared_ptr<Waiter>> waiters;  ///< by missing key
   std::multimap<std::string, int> watchers;                     ///< WATCH_KEY: key -> fd
+  StoreObserver* observer = nullptr;
+  std::uint64_t accepted = 0;  ///< connections accepted so far (the last one's id)
+  std::uint64_t writer = 0;    ///< the id of the connection whose command runs
 
   void run();
   void accept_all();
@@ -145,7 +149,9 @@ struct TcpStoreServer::Loop {
   void serve_clear();
 };
 
-TcpStoreServer::TcpStoreServer(int port) : m_loop(std::make_unique<Loop>()) {
+TcpStoreServer::TcpStoreServer(int port, StoreObserver* observer)
+    : m_loop(std::make_unique<Loop>()) {
+  m_loop->observer = observer;
   m_loop->listen_fd = listen_wildcard(port, m_loop->port);
   m_loop->wake_fd = ::eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
   m_loop->clear_fd = ::eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
@@ -222,11 +228,13 @@ void TcpStoreServer::Loop::accept_all() {
     int one = 1;
     ::setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
     connections[fd].peer = peer_name(ss);
+    connections[fd].id = ++accepted;
     connection_count = connections.size();
   }
 }
 
 void TcpStoreServer::Loop::drop(int fd) {
+  if (observer) observer->closed(connections[fd].id);
   ::close(fd);
   connections.erase(fd);
   connection_count = connections.size();
@@ -253,6 +261,7 @@ void TcpStoreServer::Loop::read_from(int fd) {
   while (connections.count(fd) && !connections[fd].in.empty()) {
     WireReader r(connections[fd].in);
     std::uint8_t code = *r.byte();
+    writer = connections[fd].id;
     bool whole = false;
     try {
       auto q = query_of(*connections[fd].dialect, code);
@@ -482,6 +491,7 @@ void TcpStoreServer::Loop::store(const std::string& key, const std::string& valu
   bool created = it == data.end();
   std::string old = created ? "" : it->second;
   data[key] = value;
+  if (observer) observer->written(writer, key, value);
   notify(key, created ? WatchEvent::Created : WatchEvent::Updated, old, value);
   if (created) key_created(key);
 }

@@ -9,9 +9,25 @@
 /// connection) are simply kept.
 
 #include <chrono>
+#include <cstdint>
 #include <memory>
+#include <string>
 
 namespace ejob::agent {
+
+/// Told, on the serving thread, who writes what and which connections end: what the agent
+/// hosting the rendezvous store learns about the other agents beyond the shared state.
+/// Connections are numbered from 1 in the order accepted (a number is never reused).
+class StoreObserver {
+ public:
+  virtual ~StoreObserver() = default;
+  /// `connection` stored `value` under `key` (SET, a COMPARE_SET that won, ADD, APPEND,
+  /// MULTI_SET), with the wire's key (torch's leading '/').
+  virtual void written(std::uint64_t connection, const std::string& key,
+                       const std::string& value) = 0;
+  /// `connection` ended: the peer closed it or was dropped.
+  virtual void closed(std::uint64_t connection) = 0;
+};
 
 /// The store and its serving thread; stopped and joined on destruction.
 class TcpStoreServer {
@@ -19,7 +35,8 @@ class TcpStoreServer {
   /// Listens on `port` (0: a free one) on the wildcard address, dual-stack `::` first and
   /// `0.0.0.0` when IPv6 is unavailable, as torch's server does. Throws ejob::Error(Transport)
   /// when the port cannot be bound (e.g. another agent hosts the store already).
-  explicit TcpStoreServer(int port);
+  /// `observer` (may be null) must outlive the server.
+  explicit TcpStoreServer(int port, StoreObserver* observer = nullptr);
   ~TcpStoreServer();
   TcpStoreServer(const TcpStoreServer&) = delete;
   TcpStoreServer& operator=(const TcpStoreServer&) = delete;

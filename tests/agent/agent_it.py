@@ -4,6 +4,7 @@ Usage: agent_it.py AGENT_BINARY SCENARIO...   (CTest runs one scenario per test)
 """
 import json
 import os
+import re
 import signal
 import sys
 import time
@@ -377,35 +378,67 @@ def c10d_interop_torchrun_hosts(h):
     _c10d_interop(h, False)
 
 
-def node_lost(h, backend, run_id, conf, joiner_conf):
-    """--nnodes=2:3: an ejob-agent, a torchrun agent and a second ejob-agent form a world of 3;
-    the second ejob-agent is SIGKILLed with its worker mid-training. The survivors' workers
-    fail, their agents re-rendezvous, the dead node's heartbeat expires (15 s) and the two left
-    form a world of 2 and finish."""
+def node_lost(h, backend, run_id, conf, joiner_conf, victim="ejob"):
+    """--nnodes=2:3: an ejob-agent, a torchrun agent and a second ejob-agent form a world of 3
+    (with VICTIM="torchrun": an ejob-agent and a torchrun agent second and third); the third is
+    SIGKILLed with its worker mid-training. The survivors' workers fail, their agents
+    re-rendezvous, the dead node leaves the round (its heartbeat expires after 15 s, or at once
+    when the ejob-agent hosting the store sees its connection close) and the two left form a
+    world of 2 and finish. Returns the first agent."""
     common = ["--local_addr=127.0.0.1"] + backend + ["--rdzv_id=" + run_id, "--nnodes=2:3",
                                                       "--max_restarts=3"]
     worker = [os.path.join(HERE, "gloo_elastic.py"), "--out", h.out, "--final-world", "2"]
     first = h.ejob("ejob0", common + [conf] + worker)
     time.sleep(0.5)
-    survivor = h.torchrun("torchrun1", common + [joiner_conf] + worker)
-    victim = h.ejob("ejob2", common + [joiner_conf] + worker)
+    if victim == "ejob":
+        survivor = h.torchrun("torchrun1", common + [joiner_conf] + worker)
+        dead = h.ejob("ejob2", common + [joiner_conf] + worker)
+    else:
+        survivor = h.ejob("ejob1", common + [joiner_conf] + worker)
+        dead = h.torchrun("torchrun2", common + [joiner_conf] + worker)
     wait_until(lambda: len([r for r in h.records() if r["world"] == 3]) == 3, 90, "a world of 3")
-    victim.kill_all()
+    dead.kill_all()
     lost_at = time.time()
     for a in (first, survivor):
         expect_exit(a, 0, timeout=150)
     finals = [r for r in h.records() if r["world"] == 2]
     check(sorted(r["rank"] for r in finals) == [0, 1], "world of 2 %s" % finals)
     check(all(r["ok"] and r["sum"] == 3.0 for r in finals), "all-reduce %s" % finals)
-    check({r["agent"] for r in finals} == {"ejob0", "torchrun1"}, "survivors %s" % finals)
+    check({r["agent"] for r in finals} == {"ejob0", survivor.name}, "survivors %s" % finals)
     print("node lost -> survivors done in %.1f s" % (time.time() - lost_at))
+    return first
+
+
+def c10d_fast_reform(h, victim):
+    """node_lost over c10d, the first ejob-agent hosting the TCPStore, with a last call of an
+    hour: the re-formed round of 2 (< max 3) can only complete by ejob's fast_reform, the host
+    dropping the dead node when its store connection closes and completing once every
+    connected node joined, and the host says which node left."""
+    conf = "--rdzv_conf=last_call_timeout=3600"
+    first = node_lost(h, ["--rdzv_backend=c10d", "--rdzv_endpoint=127.0.0.1:%d" % free_port()],
+                      "c10dloss", conf, conf + ",is_host=0", victim)
+    out = first.output()
+    check(re.search(r"rendezvous: node \S+ left \(its store connection closed\)", out),
+          out[-1500:])
 
 
 def c10d_node_lost(h):
-    """node_lost over c10d: the first ejob-agent hosts the TCPStore."""
-    conf = "--rdzv_conf=last_call_timeout=2"
-    node_lost(h, ["--rdzv_backend=c10d", "--rdzv_endpoint=127.0.0.1:%d" % free_port()],
-              "c10dloss", conf, conf + ",is_host=0")
+    """c10d_fast_reform with an ejob-agent lost."""
+    c10d_fast_reform(h, "ejob")
+
+
+def c10d_torchrun_node_lost(h):
+    """c10d_fast_reform with a torchrun agent lost (its connection known by its writes)."""
+    c10d_fast_reform(h, "torchrun")
+
+
+def c10d_node_lost_torch_timing(h):
+    """node_lost over c10d with fast_reform=0: the dead node leaves when its heartbeat is
+    stale and the round of 2 completes after its last call, as between torchrun agents."""
+    conf = "--rdzv_conf=last_call_timeout=2,fast_reform=0"
+    first = node_lost(h, ["--rdzv_backend=c10d", "--rdzv_endpoint=127.0.0.1:%d" % free_port()],
+                      "c10dslow", conf, conf + ",is_host=0")
+    check("store connection closed" not in first.output(), first.output()[-1500:])
 
 
 def etcd_v2_node_lost(h):
@@ -530,7 +563,8 @@ SCENARIOS = {f.__name__: f for f in [
     agent_killed, signal_forwarding, closed_rendezvous, etcd_restart, malformed_state,
     https_client_certs, etcd_late, cli_errors,
     standalone, interop_ejob_first, interop_torchrun_first, interop_restart,
-    c10d_interop_ejob_hosts, c10d_interop_torchrun_hosts, c10d_node_lost, etcd_v2_interop,
+    c10d_interop_ejob_hosts, c10d_interop_torchrun_hosts, c10d_node_lost, c10d_torchrun_node_lost,
+    c10d_node_lost_torch_timing, etcd_v2_interop,
     c10d_restart, c10d_malformed_state, etcd_v2_node_lost, c10d_late_joiner,
     c10d_store_host_lost, standalone_twice]}
 

@@ -146,6 +146,8 @@ class Agent:
         self.log = open(self.log_path, "w")
         self.proc = subprocess.Popen(argv, stdout=self.log, stderr=subprocess.STDOUT, env=env,
                                      start_new_session=True)
+        # What every process this agent starts inherits: its tag and the harness's TMPDIR.
+        self.marks = {("%s=%s" % (k, env[k])).encode() for k in ("AGENT_TAG", "TMPDIR") if k in env}
 
     def wait(self, timeout):
         try:
@@ -159,12 +161,31 @@ class Agent:
             return f.read()
 
     def kill_all(self):
+        """A node lost: SIGKILL to the agent's process group and to every process with its
+        environment (torchrun 2.x starts its workers in sessions of their own)."""
         if self.proc.poll() is None:
             try:
                 os.killpg(self.proc.pid, signal.SIGKILL)
             except ProcessLookupError:
                 pass
             self.proc.wait()
+        for pid in self.started_processes():
+            try:
+                os.kill(pid, signal.SIGKILL)
+            except ProcessLookupError:
+                pass
+
+    def started_processes(self):
+        pids = []
+        for entry in os.listdir("/proc"):
+            try:
+                with open("/proc/%s/environ" % entry, "rb") as f:
+                    env = set(f.read().split(b"\0"))
+            except (OSError, ValueError):
+                continue
+            if entry.isdigit() and self.marks and self.marks <= env:
+                pids.append(int(entry))
+        return pids
 
 
 class Harness:

@@ -7,6 +7,7 @@ with gloo over the store the group-rank-0 agent hosts for them (TORCHELASTIC_USE
 Usage: torch2_it.py AGENT_BINARY TORCH2_ROOT SCENARIO...   (needs root: chroot)
 """
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -134,31 +135,54 @@ def dialect_mismatch(h):
 def c10d_node_lost(h):
     """--nnodes=2:3 over c10d: an ejob-agent (hosting the store), a torchrun 2.6 agent and a
     second ejob-agent train in a world of 3; the second ejob-agent is SIGKILLed with its worker.
-    The survivors re-rendezvous once its heartbeat expired and finish in a world of 2 (over the
-    workers' store the first round's group rank 0 still hosts)."""
-    lose_a_node(h, ["--rdzv-backend=c10d", "--rdzv-endpoint=127.0.0.1:%d" % free_port(),
-                    "--rdzv-id=t2loss"], "", ",is_host=0")
+    The host drops it when its store connection closes, the survivors re-rendezvous and,
+    with a last call of an hour, complete the round of 2 by ejob's fast_reform (every
+    connected node joined), and finish in a world of 2 (over the workers' store the first
+    round's group rank 0 still hosts)."""
+    first = lose_a_node(h, ["--rdzv-backend=c10d", "--rdzv-endpoint=127.0.0.1:%d" % free_port(),
+                            "--rdzv-id=t2loss"], "", ",is_host=0", last_call=3600)
+    out = first.output()
+    check(re.search(r"rendezvous: node \S+ left \(its store connection closed\)", out),
+          out[-1500:])
 
 
-def lose_a_node(h, backend, host_conf, client_conf):
+def c10d_torchrun_node_lost(h):
+    """c10d_node_lost with the torchrun 2.6 agent lost (an ejob-agent survives): the host
+    knows the torchrun agent's connection by the heartbeats it writes."""
+    first = lose_a_node(h, ["--rdzv-backend=c10d", "--rdzv-endpoint=127.0.0.1:%d" % free_port(),
+                            "--rdzv-id=t2tloss"], "", ",is_host=0", last_call=3600,
+                        victim="torchrun")
+    out = first.output()
+    check(re.search(r"rendezvous: node \S+ left \(its store connection closed\)", out),
+          out[-1500:])
+
+
+def lose_a_node(h, backend, host_conf, client_conf, last_call=2, victim="ejob"):
     """The node-lost scenario over BACKEND; the first agent's rdzv conf gets HOST_CONF, the
-    others' CLIENT_CONF."""
+    others' CLIENT_CONF; the third agent (an ejob-agent, or a torchrun agent with
+    VICTIM="torchrun") is lost. Returns the first agent."""
     common = ["--local-addr=127.0.0.1"] + backend + ["--nnodes=2:3", "--max-restarts=3"]
-    conf = "--rdzv-conf=last_call_timeout=2"
+    conf = "--rdzv-conf=last_call_timeout=%d" % last_call
     worker = [h.inside + "/gloo_elastic.py", "--out", h.inside + "/out", "--final-world", "2"]
     first = h.ejob("ejob0", common + [conf + host_conf] + worker)
     time.sleep(0.5)
-    survivor = h.torchrun("torchrun1", common + [conf + client_conf] + worker)
-    victim = h.ejob("ejob2", common + [conf + client_conf] + worker)
+    joiner = [conf + client_conf] + worker
+    if victim == "ejob":
+        survivor = h.torchrun("torchrun1", common + joiner)
+        dead = h.ejob("ejob2", common + joiner)
+    else:
+        survivor = h.ejob("ejob1", common + joiner)
+        dead = h.torchrun("torchrun2", common + joiner)
     wait_until(lambda: len([r for r in h.records() if r["world"] == 3]) == 3, 90, "a world of 3")
-    victim.kill_all()
+    dead.kill_all()
     for a in (first, survivor):
         rc = a.wait(150)
         check(rc == 0, "%s exited %s" % (a.name, rc))
     finals = [r for r in h.records() if r["world"] == 2]
     check(sorted(r["rank"] for r in finals) == [0, 1], "world of 2 %s" % finals)
     check(all(r["ok"] and r["sum"] == 3.0 for r in finals), "all-reduce %s" % finals)
-    check({r["agent"] for r in finals} == {"ejob0", "torchrun1"}, "survivors %s" % finals)
+    check({r["agent"] for r in finals} == {"ejob0", survivor.name}, "survivors %s" % finals)
+    return first
 
 
 def node_lost_v2(h):
@@ -241,7 +265,9 @@ if __name__ == "__main__":
                             "etcd_legacy": etcd_legacy,
                             "c10d_workers_identical": c10d_workers_identical,
                             "dialect_mismatch": dialect_mismatch,
-                            "c10d_node_lost": c10d_node_lost, "etcd_v2_node_lost": node_lost_v2,
+                            "c10d_node_lost": c10d_node_lost,
+                            "c10d_torchrun_node_lost": c10d_torchrun_node_lost,
+                            "etcd_v2_node_lost": node_lost_v2,
                             "c10d_worker_crash": c10d_worker_crash,
                             "redundant_torchrun": lambda h: redundant_node(h, True),
                             "redundant_ejob": lambda h: redundant_node(h, False)},
