@@ -14,15 +14,14 @@ constexpr std::chrono::seconds k_round_store_timeout{300};
 std::unique_ptr<TcpStoreServer> host_store(const LaunchConfig& c, StoreObserver* observer) {
   bool inferred = !c.dynamic.is_host.has_value();
   if (!c.dynamic.is_host.value_or(endpoint_is_local(c.endpoint.host))) return nullptr;
-  try {
-    auto server = std::make_unique<TcpStoreServer>(c.endpoint.port, observer);
+  auto server = inferred ? TcpStoreServer::unless_taken(c.endpoint.port, observer)
+                         : std::make_unique<TcpStoreServer>(c.endpoint.port, observer);
+  if (server)
     log_info("hosting the rendezvous TCPStore on port " + std::to_string(server->port()));
-    return server;
-  } catch (const Error& e) {
-    if (!inferred) throw;
-    log_info(e.message() + "; using it as a client");
-    return nullptr;
-  }
+  else
+    log_info("port " + std::to_string(c.endpoint.port) +
+             " is taken (another agent here hosts the store); using it as a client");
+  return server;
 }
 
 }  // namespace

@@ -147,9 +147,7 @@ void TcpKeyValueStore::set(const std::string& key, const std::string& value) {
 
 std::vector<std::string> TcpKeyValueStore::get(const std::vector<std::string>& keys) {
   m_client.wait(keys, std::chrono::seconds(300));
-  std::vector<std::string> values;
-  for (const auto& k : keys) values.push_back(m_client.get(k));
-  return values;
+  return m_client.multi_get(keys);
 }
 
 }  // namespace ejob::agent

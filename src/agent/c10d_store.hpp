@@ -60,7 +60,8 @@ class TcpKeyValueStore : public KeyValueStore {
  public:
   explicit TcpKeyValueStore(TcpStoreClient& client) : m_client(client) {}
   void set(const std::string& key, const std::string& value) override;
-  /// WAIT for all keys at once, then GET each.
+  /// WAIT for all keys at once, then read them as torch does: one MULTI_GET (2.x), one GET
+  /// each (1.13).
   std::vector<std::string> get(const std::vector<std::string>& keys) override;
   std::int64_t add(const std::string& key, std::int64_t delta) override {
     return m_client.add(key, delta);

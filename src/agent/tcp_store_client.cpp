@@ -7,6 +7,7 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 #include <thread>
@@ -93,15 +94,19 @@ void TcpStoreClient::connect() {
                                           ": the store closed the connection earlier (has the "
                                           "agent hosting it ended?)");
   auto deadline = Clock::now() + m_timeout;
+  // torch retries every second; a store that is a moment from listening (its agent started
+  // beside this one) is found sooner from 10 ms doubling to that second.
+  std::chrono::milliseconds pause{10};
   while (true) {
     m_fd = try_connect(m_host, m_port);
     if (m_fd >= 0) break;
     int err = errno;
     if ((err != ECONNREFUSED && err != ECONNRESET && err != EHOSTUNREACH) ||
-        Clock::now() + std::chrono::seconds(1) > deadline)
+        Clock::now() + pause > deadline)
       throw Error(ErrorCode::Transport,
                   "TCPStore " + endpoint() + ": cannot connect: " + std::strerror(err));
-    std::this_thread::sleep_for(std::chrono::seconds(1));
+    std::this_thread::sleep_for(pause);
+    pause = std::min<std::chrono::milliseconds>(pause * 2, std::chrono::seconds(1));
   }
   int one = 1;
   ::setsockopt(m_fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);

@@ -17,10 +17,11 @@ namespace ejob::agent {
 /// One command connection to a store.
 class TcpStoreClient {
  public:
-  /// Connects to host:port, retrying every second on refusal as torch does until `timeout`
-  /// passes; `timeout` is also each reply's limit. Throws ejob::Error(Transport) naming the
-  /// endpoint. A torch 2.x connection starts with VALIDATE and a PING whose echo is checked,
-  /// as torch 2.x's client does (its servers drop a connection that does not).
+  /// Connects to host:port, retrying on refusal (torch: every second; here from 10 ms
+  /// doubling to a second) until `timeout` passes; `timeout` is also each reply's limit. Throws
+  /// ejob::Error(Transport) naming the endpoint. A torch 2.x connection starts with VALIDATE and a
+  /// PING whose echo is checked, as torch 2.x's client does (its servers drop a connection that
+  /// does not).
   TcpStoreClient(std::string host, int port, std::chrono::milliseconds timeout,
                  tcp_store::Dialect dialect = tcp_store::Dialect::Torch1);
   ~TcpStoreClient();

@@ -3,11 +3,12 @@
 #include <arpa/inet.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
-#include <poll.h>
+#include <sys/epoll.h>
 #include <sys/eventfd.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include <array>
 #include <atomic>
 #include <cerrno>
 #include <charconv>
@@ -15,6 +16,7 @@
 #include <cstring>
 #include <map>
 #include <mutex>
+#include <random>
 #include <set>
 #include <thread>
 #include <vector>
@@ -28,8 +30,13 @@ namespace {
 
 using namespace tcp_store;
 
-/// Binds a non-blocking listening socket of `family` on the wildcard address; -1 with errno.
-int bind_wildcard(int family, int port) {
+/// Binds and listens this many times at most when only the listen fails (see listen_wildcard).
+constexpr int k_listen_attempts = 20;
+
+/// Binds a non-blocking listening socket of `family` on the wildcard address; -1 with errno,
+/// and `at_listen` set when bind() passed and listen() failed.
+int bind_wildcard(int family, int port, bool& at_listen) {
+  at_listen = false;
   int fd = ::socket(family, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
   if (fd < 0) return -1;
   int one = 1, zero = 0;
@@ -50,22 +57,35 @@ int bind_wildcard(int family, int port) {
     a->sin_port = htons(static_cast<std::uint16_t>(port));
     len = sizeof *a;
   }
-  if (::bind(fd, reinterpret_cast<sockaddr*>(&ss), len) != 0 || ::listen(fd, 2048) != 0) {
+  bool bound = ::bind(fd, reinterpret_cast<sockaddr*>(&ss), len) == 0;
+  if (!bound || ::listen(fd, 2048) != 0) {
     int err = errno;
     ::close(fd);
     errno = err;
+    at_listen = bound;
     return -1;
   }
   return fd;
 }
 
 /// A listening socket on `::` (dual-stack), else on `0.0.0.0` when IPv6 is unavailable.
+/// Agents started together on one machine may all bind the port (SO_REUSEADDR lets sockets
+/// that do not listen yet share it) and then all fail to listen, each seeing the others' bound
+/// socket — and nobody hosts (1 start in 7 here). A failed listen is retried after a random
+/// pause of a few ms, once the others closed theirs; a failed bind means another socket
+/// listens there. -1 with errno when it cannot listen.
 int listen_wildcard(int port, int& bound_port) {
-  int fd = bind_wildcard(AF_INET6, port);
-  if (fd < 0 && errno != EADDRINUSE) fd = bind_wildcard(AF_INET, port);
-  if (fd < 0)
-    throw Error(ErrorCode::Transport, "cannot host the TCPStore on port " + std::to_string(port) +
-                                          ": " + std::strerror(errno));
+  std::mt19937 rng(std::random_device{}());
+  int fd = -1;
+  for (int attempt = 0; attempt < k_listen_attempts; ++attempt) {
+    bool at_listen = false;
+    fd = bind_wildcard(AF_INET6, port, at_listen);
+    if (fd < 0 && errno != EADDRINUSE) fd = bind_wildcard(AF_INET, port, at_listen);
+    if (fd >= 0 || !at_listen) break;
+    std::this_thread::sleep_for(
+        std::chrono::microseconds(std::uniform_int_distribution<int>(1000, 10000)(rng)));
+  }
+  if (fd < 0) return -1;
   sockaddr_storage ss{};
   socklen_t len = sizeof ss;
   ::getsockname(fd, reinterpret_cast<sockaddr*>(&ss), &len);
@@ -79,6 +99,7 @@ struct Connection {
   std::uint64_t id = 0;            ///< StoreObserver's number
   std::string peer;                ///< `address:port`, for messages
   std::optional<Dialect> dialect;  ///< known once its first bytes arrived
+  bool wants_out = false;          ///< registered for EPOLLOUT (bytes wait for room)
   std::string in;
   std::string out;
 };
@@ -110,6 +131,7 @@ struct TcpStoreServer::Loop {
   int listen_fd = -1;
   int wake_fd = -1;
   int clear_fd = -1;  ///< readable: clear() asks for the keys to be dropped
+  int epoll_fd = -1;
   int port = 0;
   std::mutex clear_mutex;
   std::condition_variable clear_done;
@@ -120,6 +142,7 @@ struct TcpStoreServer::Loop {
   std::map<std::string, std::string> data;
   std::multimap<std::string, std::shared_ptr<Waiter>> waiters;  ///< by missing key
   std::multimap<std::string, int> watchers;                     ///< WATCH_KEY: key -> fd
+  std::set<int> unsent;  ///< connections given bytes to send since the last flush
   StoreObserver* observer = nullptr;
   std::uint64_t accepted = 0;  ///< connections accepted so far (the last one's id)
   std::uint64_t writer = 0;    ///< the id of the connection whose command runs
@@ -136,9 +159,17 @@ struct TcpStoreServer::Loop {
   void notify(const std::string& key, WatchEvent e, const std::string& old_v,
               const std::string& new_v);
   void store(const std::string& key, const std::string& value);
-  void reply_bytes(int fd, const std::string& v) { put_bytes(connections[fd].out, v); }
-  void reply_i64(int fd, std::int64_t v) { put_i64(connections[fd].out, v); }
-  void reply_byte(int fd, std::uint8_t b) { connections[fd].out.push_back(static_cast<char>(b)); }
+  /// The bytes a connection is to be sent; the next flush sends them.
+  std::string& out(int fd) {
+    unsent.insert(fd);
+    return connections[fd].out;
+  }
+  void reply_bytes(int fd, const std::string& v) { put_bytes(out(fd), v); }
+  void reply_i64(int fd, std::int64_t v) { put_i64(out(fd), v); }
+  void reply_byte(int fd, std::uint8_t b) { out(fd).push_back(static_cast<char>(b)); }
+  void watch(int fd, std::uint32_t events);
+  void serve(int fd, std::uint32_t events);
+  void flush();
   bool op_wait(int fd, WireReader& r, bool blocking);
   bool op_compare_set(int fd, WireReader& r);
   bool op_add(int fd, WireReader& r);
@@ -149,13 +180,37 @@ struct TcpStoreServer::Loop {
   void serve_clear();
 };
 
-TcpStoreServer::TcpStoreServer(int port, StoreObserver* observer)
-    : m_loop(std::make_unique<Loop>()) {
+namespace {
+
+Error cannot_host(int port, int err) {
+  return Error(ErrorCode::Transport, "cannot host the TCPStore on port " + std::to_string(port) +
+                                         ": " + std::strerror(err));
+}
+
+}  // namespace
+
+TcpStoreServer::TcpStoreServer(int port, StoreObserver* observer) {
+  if (!open(port, observer)) throw cannot_host(port, errno);
+}
+
+std::unique_ptr<TcpStoreServer> TcpStoreServer::unless_taken(int port, StoreObserver* observer) {
+  std::unique_ptr<TcpStoreServer> server(new TcpStoreServer());
+  if (server->open(port, observer)) return server;
+  if (errno == EADDRINUSE) return nullptr;
+  throw cannot_host(port, errno);
+}
+
+bool TcpStoreServer::open(int port, StoreObserver* observer) {
+  m_loop = std::make_unique<Loop>();
   m_loop->observer = observer;
   m_loop->listen_fd = listen_wildcard(port, m_loop->port);
+  if (m_loop->listen_fd < 0) return false;
   m_loop->wake_fd = ::eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
   m_loop->clear_fd = ::eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+  m_loop->epoll_fd = ::epoll_create1(EPOLL_CLOEXEC);
+  for (int fd : {m_loop->wake_fd, m_loop->listen_fd, m_loop->clear_fd}) m_loop->watch(fd, EPOLLIN);
   m_loop->thread = std::thread([loop = m_loop.get()] { loop->run(); });
+  return true;
 }
 
 TcpStoreServer::~TcpStoreServer() { stop(); }
@@ -181,6 +236,7 @@ void TcpStoreServer::stop() {
   ::close(m_loop->listen_fd);
   ::close(m_loop->wake_fd);
   ::close(m_loop->clear_fd);
+  ::close(m_loop->epoll_fd);
 }
 
 void TcpStoreServer::clear() {
@@ -200,21 +256,59 @@ void TcpStoreServer::Loop::serve_clear() {
   clear_done.notify_all();
 }
 
+/// epoll, so that a store with hundreds of connections (agents, their watches, round stores)
+/// costs each event only its own connection.
 void TcpStoreServer::Loop::run() {
+  std::array<epoll_event, 64> events{};
   while (true) {
-    std::vector<pollfd> fds = {{wake_fd, POLLIN, 0}, {listen_fd, POLLIN, 0}, {clear_fd, POLLIN, 0}};
-    for (auto& [fd, c] : connections)
-      fds.push_back({fd, static_cast<short>(POLLIN | (c.out.empty() ? 0 : POLLOUT)), 0});
-    if (::poll(fds.data(), fds.size(), -1) < 0 && errno != EINTR) return;
-    if (fds[0].revents) return;
-    if (fds[1].revents & POLLIN) accept_all();
-    if (fds[2].revents & POLLIN) serve_clear();
-    for (std::size_t i = 3; i < fds.size(); ++i) {
-      if (!connections.count(fds[i].fd)) continue;  // dropped while handling another
-      if (fds[i].revents & POLLOUT) write_to(fds[i].fd);
-      if (connections.count(fds[i].fd) && (fds[i].revents & (POLLIN | POLLHUP | POLLERR)))
-        read_from(fds[i].fd);
+    flush();
+    int n = ::epoll_wait(epoll_fd, events.data(), static_cast<int>(events.size()), -1);
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) return;
+    for (int i = 0; i < n; ++i) {
+      int fd = events[i].data.fd;
+      if (fd == wake_fd) return;
+      if (fd == listen_fd)
+        accept_all();
+      else if (fd == clear_fd)
+        serve_clear();
+      else
+        serve(fd, events[i].events);
     }
+  }
+}
+
+void TcpStoreServer::Loop::watch(int fd, std::uint32_t events) {
+  epoll_event ev{};
+  ev.events = events;
+  ev.data.fd = fd;
+  ::epoll_ctl(epoll_fd, EPOLL_CTL_ADD, fd, &ev);
+}
+
+void TcpStoreServer::Loop::serve(int fd, std::uint32_t events) {
+  if (!connections.count(fd)) return;  // dropped while handling another
+  if (events & EPOLLOUT) {
+    unsent.insert(fd);  // the flush sends it and stops waiting for room once it is out
+    write_to(fd);
+  }
+  if (connections.count(fd) && (events & (EPOLLIN | EPOLLHUP | EPOLLERR))) read_from(fd);
+}
+
+/// Sends what connections were given, and waits for room (EPOLLOUT) only where bytes remain.
+void TcpStoreServer::Loop::flush() {
+  std::set<int> fds;
+  fds.swap(unsent);
+  for (int fd : fds) {
+    if (!connections.count(fd)) continue;
+    if (!connections[fd].out.empty()) write_to(fd);
+    if (!connections.count(fd)) continue;
+    Connection& c = connections[fd];
+    if (c.wants_out == !c.out.empty()) continue;
+    c.wants_out = !c.out.empty();
+    epoll_event ev{};
+    ev.events = c.wants_out ? EPOLLIN | EPOLLOUT : EPOLLIN;
+    ev.data.fd = fd;
+    ::epoll_ctl(epoll_fd, EPOLL_CTL_MOD, fd, &ev);
   }
 }
 
@@ -230,13 +324,15 @@ void TcpStoreServer::Loop::accept_all() {
     connections[fd].peer = peer_name(ss);
     connections[fd].id = ++accepted;
     connection_count = connections.size();
+    watch(fd, EPOLLIN);
   }
 }
 
 void TcpStoreServer::Loop::drop(int fd) {
   if (observer) observer->closed(connections[fd].id);
-  ::close(fd);
+  ::close(fd);  // which also takes it out of the epoll set
   connections.erase(fd);
+  unsent.erase(fd);
   connection_count = connections.size();
   cancel_waits(fd);
   std::erase_if(watchers, [fd](const auto& w) { return w.second == fd; });
@@ -359,7 +455,7 @@ bool TcpStoreServer::Loop::handle_torch2(int fd, WireReader& r, Query q) {
     case Query::Ping: {
       auto nonce = r.u32();
       if (!nonce) return false;
-      put_u32(connections[fd].out, *nonce);  // torch's client checks the echo
+      put_u32(out(fd), *nonce);  // torch's client checks the echo
       return true;
     }
     case Query::Append: return op_append(r);
@@ -508,7 +604,7 @@ void TcpStoreServer::Loop::notify(const std::string& key, WatchEvent e, const st
                                   const std::string& new_v) {
   auto [first, last] = watchers.equal_range(key);
   for (auto it = first; it != last; ++it) {
-    std::string& out = connections[it->second].out;
+    std::string& out = this->out(it->second);
     out.push_back(static_cast<char>(e));
     put_bytes(out, key);
     put_bytes(out, old_v);

@@ -37,6 +37,10 @@ class TcpStoreServer {
   /// when the port cannot be bound (e.g. another agent hosts the store already).
   /// `observer` (may be null) must outlive the server.
   explicit TcpStoreServer(int port, StoreObserver* observer = nullptr);
+  /// As the constructor, but nullptr when another socket listens on `port` already (an agent
+  /// that only inferred it hosts then becomes a client); without an exception, whose first
+  /// throw costs a static binary milliseconds of unwinder set-up.
+  static std::unique_ptr<TcpStoreServer> unless_taken(int port, StoreObserver* observer = nullptr);
   ~TcpStoreServer();
   TcpStoreServer(const TcpStoreServer&) = delete;
   TcpStoreServer& operator=(const TcpStoreServer&) = delete;
@@ -52,6 +56,10 @@ class TcpStoreServer {
   void stop();
 
  private:
+  TcpStoreServer() = default;
+  /// Listens and starts serving; false (errno set) when it cannot listen.
+  bool open(int port, StoreObserver* observer);
+
   struct Loop;
   std::unique_ptr<Loop> m_loop;
 };

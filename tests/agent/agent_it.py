@@ -10,7 +10,7 @@ import sys
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from harness import Failure, check, free_port, pid_alive, run_scenarios, wait_until  # noqa: E402
+from harness import Agent, Failure, check, free_port, pid_alive, run_scenarios, wait_until  # noqa: E402
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 
@@ -286,6 +286,28 @@ def standalone_twice(h):
             recs.append(json.load(f))
     check([(r["agent"], r["world"], r["ok"]) for r in recs] == [("s0", 1, True), ("s1", 1, True)],
           "records %s" % recs)
+
+
+def c10d_hosts_at_once(h):
+    """Two ejob-agents of a --nnodes=2 c10d job started at the same moment on one machine,
+    30 times: both infer they host the store, and the kernel lets both bind the port and then
+    fails both listens in ~1 start in 7 (SO_REUSEADDR); the agent retries a failed listen, so
+    every time a store is hosted and both agents finish."""
+    for i in range(30):
+        args = ["--rdzv_backend=c10d", "--rdzv_endpoint=127.0.0.1:%d" % free_port(),
+                "--rdzv_id=once%d" % i, "--nnodes=2", "--no_python", "/bin/true"]
+        # No PYTHON_EXEC: the agents skip asking the workers' python for its torch (~0.1 s of
+        # python start-up each, which would set them apart) and reach the port together.
+        pair = []
+        for k in range(2):
+            tag = "once%d_%d" % (i, k)
+            env = {key: v for key, v in h.env(tag).items() if key != "PYTHON_EXEC"}
+            pair.append(Agent(h.root, tag, [h.agent_binary] + args, env))
+            h.agents.append(pair[-1])
+        for a in pair:
+            expect_exit(a, 0, timeout=60)
+        check(any("hosting the rendezvous TCPStore" in a.output() for a in pair),
+              "nobody hosted: %s" % [a.output()[-300:] for a in pair])
 
 
 def _interop(h, ejob_first):
@@ -566,7 +588,7 @@ SCENARIOS = {f.__name__: f for f in [
     c10d_interop_ejob_hosts, c10d_interop_torchrun_hosts, c10d_node_lost, c10d_torchrun_node_lost,
     c10d_node_lost_torch_timing, etcd_v2_interop,
     c10d_restart, c10d_malformed_state, etcd_v2_node_lost, c10d_late_joiner,
-    c10d_store_host_lost, standalone_twice]}
+    c10d_store_host_lost, standalone_twice, c10d_hosts_at_once]}
 
 if __name__ == "__main__":
     sys.exit(run_scenarios(SCENARIOS, sys.argv))
