@@ -171,6 +171,8 @@ class Follower {
     int latest = 0;           ///< restart count the pod's status showed last
     bool terminated = false;  ///< the container has terminated, or the pod is gone
     bool ended = false;       ///< the thread is done
+    bool whole = false;       ///< read from its start (it appeared after the command started)
+    bool refused = false;     ///< its last stream was refused (400/404): try again
   };
 
   static bool is_finished(const Json& job) { return !final_status(job).empty(); }
@@ -205,12 +207,18 @@ class Follower {
     if (t) {
       t->latest = std::max(t->latest, state.restarts);
       t->terminated = state.phase == ContainerState::Phase::Terminated;
-      if (!t->ended || t->latest <= t->streamed || state.phase == ContainerState::Phase::Waiting)
+      const bool restarted = t->latest > t->streamed;
+      if (!t->ended || !(restarted || t->refused) || state.phase == ContainerState::Phase::Waiting)
         return maybe_finish();
-      t->thread.join();  // it ended before this restart was seen: follow the new container
+      // It ended before this restart was seen (follow the new container), or its stream was
+      // refused ("waiting to start" from a kubelet behind the pod's status): the pod changed,
+      // try again.
+      t->thread.join();
       t->ended = false;
+      t->refused = false;
       t->streamed = t->latest;
-      t->thread = std::thread([this, t] { follow(t, true, true); });
+      const bool whole = restarted || t->whole;
+      t->thread = std::thread([this, t, whole, restarted] { follow(t, whole, restarted); });
       return;
     }
     if (!initial && m_seen_names.count(name)) m_out.note(label + " was made again");
@@ -221,6 +229,7 @@ class Follower {
     tail->index = replica_index(pod);
     tail->container = container;
     tail->streamed = tail->latest = state.restarts;
+    tail->whole = !initial;
     tail->terminated = state.phase == ContainerState::Phase::Terminated;
     t = tail.get();
     m_tails[uid] = std::move(tail);
@@ -236,6 +245,7 @@ class Follower {
     options.container = t->container;
     options.cancel = &m_over;
     for (;; restarted = true) {
+      bool refused = false;
       if (restarted)
         m_out.note(t->label + " restarted (restart " + std::to_string(t->streamed) + ")");
       if (whole || restarted) {
@@ -251,6 +261,7 @@ class Follower {
         if (e.http_status() != 404 && e.http_status() != 400)
           return end_with_error(std::current_exception());
         if (!m_over) m_out.note(t->label + ": " + e.what());
+        refused = true;
       } catch (const std::exception&) {
         return end_with_error(std::current_exception());
       }
@@ -260,6 +271,7 @@ class Follower {
         continue;
       }
       t->ended = true;
+      t->refused = refused;
       maybe_finish();
       return;
     }

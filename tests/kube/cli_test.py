@@ -760,6 +760,31 @@ class LogsDescribeTest(JobBase):
         self.assertEqual(lines.count("[worker-1] one 1"), 1, lines)
         self.assertEqual(err, 'ejob: worker-1 restarted (restart 1)\nejob: elasticjob "bert" succeeded\n')
 
+    def test_logs_follow_tries_a_refused_stream_again_when_the_pod_changes(self):
+        # worker-0's first stream is refused as a kubelet refuses a container it has not
+        # started yet (while the pod's status may say Running); when the pod changes (the
+        # container started) -f asks again and follows it.
+        self.submit()
+        self.server.ctl("faults", {"methods": ["GET"], "path": "/bert-worker-0/log$", "kinds": ["400"],
+                                   "times": 1})
+        p = subprocess.Popen([EJOB, "logs", "bert", "-f"], env=self.env, stdout=subprocess.PIPE,
+                             stderr=subprocess.PIPE, text=True)
+        try:
+            self.assertEqual(p.stderr.readline(), "ejob: worker-0: container is waiting to start: "
+                                                  "ContainerCreating\n")
+            # Started in a later second than the pod was made: an update the server announces
+            # (a no-op update is not).
+            time.sleep(1.1)
+            self.pod_phase("bert-worker-0", "Running", restarts=0)
+            self.say("bert-worker-0", "zero 1")
+            self.assertEqual(p.stdout.readline(), "[worker-0] zero 1\n")
+            self.pod_phase("bert-worker-0", "Succeeded")
+            out, err = p.communicate(timeout=60)
+        finally:
+            p.kill()
+        self.assertEqual((p.returncode, out), (0, ""), err)
+        self.assertEqual(err, 'ejob: elasticjob "bert" succeeded\n')
+
     def follow_then_delete(self, faults=None):
         """`logs -f` of a working job, the job deleted once its first line is out: -f ends 0
         saying so. `faults` are set on the test server just before -f starts."""

@@ -14,7 +14,7 @@ admin may do everything, viewer only get/list/watch, pod-reader (pod-reader-toke
 but not pods/log, a role clusters often hand out.
 
 Test control (no auth, never faulted, not counted), all JSON:
-  POST /_test/faults {rate, kinds:[429|500|503|drop|drop_after|truncate], latency_ms,
+  POST /_test/faults {rate, kinds:[400|429|500|503|drop|drop_after|truncate], latency_ms,
                       retry_after, methods:[..], path: regex, times, seed}
   GET  /_test/requests            every API request seen: {method, path, query, status}
   POST /_test/requests/reset
@@ -59,8 +59,8 @@ from store import ApiError, Store  # noqa: E402
 
 
 class Faults:
-    """Fault injection chosen by the test: which requests, which fault, how often. Kinds: 429,
-    500, 503 (answered), drop (connection closed unanswered), drop_after (closed after the
+    """Fault injection chosen by the test: which requests, which fault, how often. Kinds: 400,
+    429, 500, 503 (answered), drop (connection closed unanswered), drop_after (closed after the
     work was done), truncate (half a body), stall (headers, then silence with the connection
     open: a hung apiserver under a watch)."""
 
@@ -246,7 +246,7 @@ class Handler(BaseHTTPRequestHandler):
             time.sleep(latency)
         self.body()
         try:
-            if fault in ("429", "500", "503"):
+            if fault in ("400", "429", "500", "503"):
                 self.fault_status(fault)
             elif fault == "drop":
                 self.drop()
@@ -282,6 +282,10 @@ class Handler(BaseHTTPRequestHandler):
                            {"Retry-After": str(self.server.faults.retry_after)})
         elif code == 503:
             err = ApiError(503, "ServiceUnavailable", "the server is currently unable to handle the request")
+        elif code == 400:
+            # What a pod's log answers while its kubelet has not started the container, though
+            # the pod's status may say otherwise already.
+            err = ApiError(400, "BadRequest", "container is waiting to start: ContainerCreating")
         else:
             err = ApiError(500, "InternalError", "Internal error occurred: injected fault")
         self.send_error_status(err)
