@@ -11,9 +11,6 @@
 namespace ejob::agent {
 namespace {
 
-/// base64 of "canimadam": what the key holds before any agent wrote a state.
-constexpr const char* k_sentinel = "Y2FuaW1hZGFt";
-
 bool is_loopback(const std::string& host) {
   in_addr v4{};
   in6_addr v6{};
@@ -61,7 +58,7 @@ C10dStateBackend::C10dStateBackend(std::unique_ptr<TcpStoreClient> client,
     : m_client(std::move(client)),
       m_key("torch.rendezvous." + run_id),
       m_watch_client(std::move(watch_client)) {
-  m_client->compare_set(m_key, "", k_sentinel);
+  m_client->compare_set(m_key, "", k_c10d_no_state);
   if (!m_watch_client) return;
   m_watch_client->watch_key(m_key);
   m_watching = true;
@@ -119,7 +116,7 @@ std::string C10dStateBackend::where() const {
 }
 
 std::optional<StateBackend::Stored> C10dStateBackend::decode(const std::string& stored) const {
-  if (stored == k_sentinel) return std::nullopt;
+  if (stored == k_c10d_no_state) return std::nullopt;
   try {
     return Stored{b64decode(stored), stored};
   } catch (const Error& e) {
@@ -135,7 +132,8 @@ std::optional<StateBackend::Stored> C10dStateBackend::get_state() {
 /// the write won iff it decodes to our pickle (the store does not say).
 std::optional<StateBackend::Stored> C10dStateBackend::set_state(
     const std::string& pickle, const std::optional<std::string>& token, bool& won) {
-  std::string reply = m_client->compare_set(m_key, token.value_or(k_sentinel), b64encode(pickle));
+  std::string reply =
+      m_client->compare_set(m_key, token.value_or(k_c10d_no_state), b64encode(pickle));
   std::optional<Stored> now = decode(reply);
   won = now && now->pickle == pickle;
   return now;

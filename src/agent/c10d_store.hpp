@@ -17,6 +17,9 @@
 
 namespace ejob::agent {
 
+/// base64 of "canimadam": what the state key holds before any agent wrote a state.
+inline constexpr const char* k_c10d_no_state = "Y2FuaW1hZGFt";
+
 /// Whether this machine hosts the store when `--rdzv_conf is_host` is not given, as torch
 /// infers it: the endpoint host is `localhost`, a loopback address, this host's name, or its
 /// canonical name or one of its addresses.

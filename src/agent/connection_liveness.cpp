@@ -2,6 +2,7 @@
 
 #include <optional>
 
+#include "ejob/agent/c10d_store.hpp"
 #include "ejob/agent/log.hpp"
 #include "ejob/agent/state_pickle.hpp"
 #include "ejob/agent/store_codec.hpp"
@@ -13,7 +14,7 @@ namespace {
 /// The heartbeats of a stored state (base64 of its pickle); nullopt for the "no state yet"
 /// sentinel or anything that does not decode (the agents that read it say so).
 std::optional<std::map<NodeDesc, UtcTime>> heartbeats_of(const std::string& value) {
-  if (value == "Y2FuaW1hZGFt") return std::nullopt;  // base64 of c10d's "no state yet"
+  if (value == k_c10d_no_state) return std::nullopt;
   try {
     DynamicState state = unpickle_state(b64decode(value));
     return std::map<NodeDesc, UtcTime>(state.last_heartbeats.begin(), state.last_heartbeats.end());
