@@ -32,6 +32,7 @@ C10dRoundSource::C10dRoundSource(const LaunchConfig& config)
                                                   config.run_id, DynamicLimits{}.stale_after())
                                             : nullptr),
       m_server(host_store(config, m_liveness.get())) {
+  if (!m_server) m_liveness.reset();  // only the host sees the agents' connections
   const Endpoint& e = config.endpoint;
   auto read_timeout = std::chrono::seconds(config.dynamic.read_timeout_s);
   auto dialect =
@@ -47,7 +48,7 @@ C10dRoundSource::C10dRoundSource(const LaunchConfig& config)
   m_round_store = std::make_unique<TcpKeyValueStore>(*m_round_client);
   start(std::make_unique<C10dStateBackend>(std::move(state_client), config.run_id,
                                            std::move(watch_client)),
-        *m_round_store, m_server ? m_liveness.get() : nullptr);
+        *m_round_store, m_liveness.get());
 }
 
 C10dRoundSource::~C10dRoundSource() {

@@ -235,7 +235,7 @@ class Follower {
     m_tails[uid] = std::move(tail);
     // A worker there when the command started gets --tail/--since; one that appeared later
     // is followed from its start.
-    t->thread = std::thread([this, t, initial] { follow(t, !initial, false); });
+    t->thread = std::thread([this, t] { follow(t, t->whole, false); });
   }
 
   /// The body of a Tail's thread: the log of the container whose restart count is
