@@ -101,14 +101,14 @@ std::uint64_t C10dStateBackend::changes_seen() {
   return m_changes;
 }
 
-void C10dStateBackend::wait_for_change(std::uint64_t seen, std::chrono::milliseconds timeout) {
+void C10dStateBackend::wait_for_changes(std::uint64_t until, std::chrono::milliseconds timeout) {
   std::unique_lock lock(m_watch_mutex);
   if (!m_watching) {
     lock.unlock();
     std::this_thread::sleep_for(timeout);
     return;
   }
-  m_watch_cv.wait_for(lock, timeout, [&] { return m_changes != seen || !m_watching; });
+  m_watch_cv.wait_for(lock, timeout, [&] { return m_changes >= until || !m_watching; });
 }
 
 std::string C10dStateBackend::where() const {
@@ -125,7 +125,7 @@ std::optional<StateBackend::Stored> C10dStateBackend::decode(const std::string& 
 }
 
 std::optional<StateBackend::Stored> C10dStateBackend::get_state() {
-  return decode(m_client->get(m_key));
+  return decode(m_client->get_existing(m_key));  // written by the constructor
 }
 
 /// compare_set against the exact base64 last read; the reply is what the store holds now, and
@@ -144,8 +144,7 @@ void TcpKeyValueStore::set(const std::string& key, const std::string& value) {
 }
 
 std::vector<std::string> TcpKeyValueStore::get(const std::vector<std::string>& keys) {
-  m_client.wait(keys, std::chrono::seconds(300));
-  return m_client.multi_get(keys);
+  return m_client.multi_get(keys);  // waits up to the round store's timeout
 }
 
 }  // namespace ejob::agent

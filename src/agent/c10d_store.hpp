@@ -40,7 +40,7 @@ class C10dStateBackend : public StateBackend {
   std::optional<Stored> set_state(const std::string& pickle,
                                   const std::optional<std::string>& token, bool& won) override;
   std::uint64_t changes_seen() override;
-  void wait_for_change(std::uint64_t seen, std::chrono::milliseconds timeout) override;
+  void wait_for_changes(std::uint64_t until, std::chrono::milliseconds timeout) override;
   [[nodiscard]] std::string where() const override;
 
  private:

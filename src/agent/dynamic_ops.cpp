@@ -130,6 +130,13 @@ RdzvAction decide_join(const RdzvContext& c) {
   return should_keep_alive(c) ? RdzvAction::KeepAlive : RdzvAction::Sync;
 }
 
+std::int64_t writes_before_join_can_end(const DynamicState& s, const NodeDesc& me,
+                                        const DynamicLimits& limits) {
+  auto count = static_cast<std::int64_t>(s.participants.size());
+  if (s.complete || s.closed || !is_participant(s, me) || count >= limits.min_nodes) return 0;
+  return limits.min_nodes - count;
+}
+
 RdzvAction decide_exit(const RdzvContext& c) {
   if (!is_participant(c.state, c.me)) return RdzvAction::Finish;
   return c.past_deadline ? RdzvAction::ErrorTimeout : RdzvAction::RemoveFromParticipants;

@@ -82,6 +82,13 @@ std::vector<NodeDesc> remove_dead_nodes(DynamicState& state, const DynamicLimits
 std::vector<NodeDesc> remove_nodes(DynamicState& state, const DynamicLimits& limits,
                                    const std::vector<NodeDesc>& nodes);
 
+/// How many writes of the state must follow this one before a waiting participant's join can
+/// end other than by a clock: the joins still missing to min_nodes (each join is one write; the
+/// last one also marks the round complete when min is max); 0 when that cannot be told (the
+/// round has its minimum, or this node is not a participant).
+std::int64_t writes_before_join_can_end(const DynamicState& state, const NodeDesc& me,
+                                        const DynamicLimits& limits);
+
 /// The participant's group rank, or -1.
 std::int64_t rank_of(const DynamicState& state, const NodeDesc& node);
 

@@ -178,3 +178,19 @@ TEST_CASE("dynamic ops: nodes known dead leave heartbeats, participants and list
   CHECK_FALSE(s.complete);  // the last one left: the next round
   CHECK(s.round == 1);
 }
+
+TEST_CASE("dynamic ops: a participant short of min knows how many joins must come first") {
+  DynamicLimits l{4, 6};
+  NodeDesc outsider{"z", 1, 0};
+  DynamicState s = joined({k_a}, l);
+  CHECK(writes_before_join_can_end(s, k_a, l) == 3);
+  apply_action(RdzvAction::AddToParticipants, s, k_b, l, k_now);
+  CHECK(writes_before_join_can_end(s, k_a, l) == 2);
+  CHECK(writes_before_join_can_end(s, outsider, l) == 0);  // not a participant: cannot tell
+  apply_action(RdzvAction::AddToParticipants, s, k_c, l, k_now);
+  apply_action(RdzvAction::AddToParticipants, s, outsider, l, k_now);
+  CHECK(writes_before_join_can_end(s, k_a, l) == 0);  // at min: the last call's clock decides
+  DynamicState closed = joined({k_a}, l);
+  closed.closed = true;
+  CHECK(writes_before_join_can_end(closed, k_a, l) == 0);
+}

@@ -17,7 +17,7 @@ constexpr auto k_cache = std::chrono::seconds(1);
 constexpr auto k_poll = std::chrono::seconds(1);
 /// The random delay of a node's first join: at most torch's 0.3 s, and 2.5 ms per node.
 constexpr std::chrono::microseconds k_stagger_max{300000};
-constexpr std::chrono::microseconds k_stagger_per_node{2500};
+constexpr std::chrono::microseconds k_stagger_per_node{1000};
 /// The pause after a wake-up while waiting: 1 ms per participant, at most 0.1 s.
 constexpr std::chrono::microseconds k_nap_per_node{1000};
 constexpr std::chrono::microseconds k_nap_max{100000};
@@ -113,8 +113,9 @@ void DynamicRendezvous::adopt(const std::optional<StateBackend::Stored>& stored)
 /// change the local state and write it at the next sync.
 void DynamicRendezvous::run_op(Decide decide, Clock::time_point deadline, const char* name) {
   while (true) {
+    std::optional<bool> won;
     try {
-      sync();
+      won = sync();
     } catch (const Error& e) {
       // A store that answers garbage or went away: say which step of which round met it.
       if (e.code() != ErrorCode::Transport) throw;
@@ -146,19 +147,7 @@ void DynamicRendezvous::run_op(Decide decide, Clock::time_point deadline, const 
         throw Error(ErrorCode::Timeout, std::string("rendezvous ") + name + " timed out in round " +
                                             std::to_string(m_state.round) + " (" +
                                             m_backend->where() + ")");
-      case RdzvAction::Sync: {
-        // torch sleeps 1 s; waking as soon as another agent writes the state decides the
-        // same things earlier (the next sync reads the new state).
-        std::uint64_t seen = m_changes_at_sync;
-        auto nap = k_nap_per_node * static_cast<int>(m_state.participants.size());
-        m_lock.unlock();  // let heartbeats through while waiting
-        m_backend->wait_for_change(seen, k_poll);
-        // Every waiting agent wakes on every write: a nap that grows with the round lets
-        // the writes of a crowd pass together before this one reads the state again.
-        std::this_thread::sleep_for(std::min<std::chrono::microseconds>(nap, k_nap_max));
-        m_lock.lock();
-        break;
-      }
+      case RdzvAction::Sync: wait_for_others(won.value_or(false)); break;
       default:
         apply_action(action, m_state, m_me, m_limits, ctx.now);
         m_dirty = true;
@@ -166,6 +155,24 @@ void DynamicRendezvous::run_op(Decide decide, Clock::time_point deadline, const 
         if (action == RdzvAction::RemoveFromRedundancyList) deadline = now + m_timeouts.join;
     }
   }
+}
+
+/// torch sleeps 1 s; waking as soon as other agents wrote the state decides the same things
+/// earlier (the next sync reads the new state). A participant short of min_nodes sleeps through
+/// the joins that must come first (at 128 agents, each would otherwise read the state ~8 times
+/// while the round fills); else every waiting agent wakes on every write, and a nap that grows
+/// with the round lets the writes of a crowd pass together before this one reads again.
+void DynamicRendezvous::wait_for_others(bool wrote) {
+  std::int64_t missing = writes_before_join_can_end(m_state, m_me, m_limits);
+  // Our own write is announced too, after sync() read the count.
+  std::uint64_t until =
+      m_changes_at_sync + static_cast<std::uint64_t>(std::max<std::int64_t>(missing, 1)) + wrote;
+  auto nap = std::min<std::chrono::microseconds>(
+      k_nap_per_node * static_cast<int>(m_state.participants.size()), k_nap_max);
+  m_lock.unlock();  // let heartbeats through while waiting
+  m_backend->wait_for_changes(until, k_poll);
+  if (missing == 0) std::this_thread::sleep_for(nap);
+  m_lock.lock();
 }
 
 DynamicWorld DynamicRendezvous::next_rendezvous() {
@@ -200,7 +207,7 @@ void DynamicRendezvous::wait_for_change(std::chrono::milliseconds timeout) {
     std::lock_guard lock(m_lock);
     seen = m_changes_at_sync;
   }
-  m_backend->wait_for_change(seen, timeout);
+  m_backend->wait_for_changes(seen + 1, timeout);
 }
 
 int DynamicRendezvous::num_nodes_waiting() {

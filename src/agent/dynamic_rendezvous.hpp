@@ -34,8 +34,8 @@ class StateBackend {
   /// How many changes of the stored state the backend has seen announced (0 when it cannot
   /// tell: then every wait is a plain sleep).
   [[nodiscard]] virtual std::uint64_t changes_seen() { return 0; }
-  /// Waits until changes_seen() differs from `seen` or `timeout` passed.
-  virtual void wait_for_change(std::uint64_t /*seen*/, std::chrono::milliseconds timeout) {
+  /// Waits until changes_seen() reaches `until` or `timeout` passed.
+  virtual void wait_for_changes(std::uint64_t /*until*/, std::chrono::milliseconds timeout) {
     std::this_thread::sleep_for(timeout);
   }
   /// Where the state is, for messages (e.g. `TCPStore host:port key torch.rendezvous.x`).
@@ -101,6 +101,7 @@ class DynamicRendezvous {
  private:
   using Decide = RdzvAction (*)(const RdzvContext&);
   void run_op(Decide decide, std::chrono::steady_clock::time_point deadline, const char* name);
+  void wait_for_others(bool wrote);
   std::optional<bool> sync();
   void adopt(const std::optional<StateBackend::Stored>& stored);
   void drop_gone_nodes();

@@ -121,8 +121,13 @@ Round DynamicRoundSource::next_round() {
     publish_master_torch2(round, store);  // torch 2.x: in next_rendezvous, before the ranks
     exchange_ranks_torch2(round, store);
   } else {
+    // torch 1.13's group rank 0 publishes the master after its rank exchange, which ends with
+    // a barrier of all agents (FIN keys) that the others pass only after it. Ours publishes it
+    // before, so the others read it at once after theirs; they must still exchange first (a
+    // torchrun rank 0 publishes only after every agent's FIN).
+    if (round.group_rank == 0) set_master(store);
     exchange_ranks(round, store);
-    publish_master(round, store);
+    read_master(round, store);
   }
   log_info("round " + round.version + ": group_rank=" + std::to_string(w.rank) +
            " group_world_size=" + std::to_string(w.world_size) +
@@ -140,11 +145,12 @@ void DynamicRoundSource::exchange_ranks(Round& round, KeyValueStore& store) cons
   round.ranks = assign_ranks(infos, round.group_rank);
 }
 
-void DynamicRoundSource::publish_master(Round& round, KeyValueStore& store) {
-  if (round.group_rank == 0) {
-    store.set("MASTER_ADDR", m_config.local_addr.value_or(fq_hostname()));
-    store.set("MASTER_PORT", std::to_string(free_local_port()));
-  }
+void DynamicRoundSource::set_master(KeyValueStore& store) const {
+  store.set("MASTER_ADDR", m_config.local_addr.value_or(fq_hostname()));
+  store.set("MASTER_PORT", std::to_string(free_local_port()));
+}
+
+void DynamicRoundSource::read_master(Round& round, KeyValueStore& store) const {
   std::vector<std::string> master = store.get({"MASTER_ADDR", "MASTER_PORT"});
   round.master_addr = master[0];
   round.master_port = parse_port(master[1], round.version);

@@ -42,7 +42,8 @@ class DynamicRoundSource : public RoundSource {
  private:
   std::string round_prefix(const std::string& round) const;
   void exchange_ranks(Round& round, KeyValueStore& store) const;
-  void publish_master(Round& round, KeyValueStore& store);
+  void set_master(KeyValueStore& store) const;
+  void read_master(Round& round, KeyValueStore& store) const;
   void exchange_ranks_torch2(Round& round, KeyValueStore& store) const;
   void publish_master_torch2(Round& round, KeyValueStore& store);
 

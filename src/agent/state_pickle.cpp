@@ -86,39 +86,36 @@ class StatePickler {
     ++m_memo_size;
   }
 
-  void memo_get(std::uint32_t index) {
-    std::string op;
-    if (index < 256) {
-      op = {static_cast<char>(k_binget), static_cast<char>(index)};
-    } else {
-      op = {static_cast<char>(k_long_binget)};
-      put_le(op, index, 4);
+  /// An opcode with a 1-byte argument below 256, else `wide` with a 4-byte one.
+  void write_sized(unsigned char narrow, unsigned char wide, std::uint64_t n) {
+    char op[5] = {static_cast<char>(narrow), static_cast<char>(n)};
+    std::size_t length = 2;
+    if (n >= 256) {
+      op[0] = static_cast<char>(wide);
+      for (int i = 0; i < 4; ++i) op[1 + i] = static_cast<char>((n >> (8 * i)) & 0xff);
+      length = 5;
     }
-    write(op);
+    write(std::string_view(op, length));
   }
 
-  void save_str(const std::string& text) {
-    std::string op;
-    if (text.size() < 256) {
-      op = {static_cast<char>(k_short_binunicode), static_cast<char>(text.size())};
-    } else {
-      op = {static_cast<char>(k_binunicode)};
-      put_le(op, text.size(), 4);
-    }
-    write(op + text);
+  void memo_get(std::uint32_t index) { write_sized(k_binget, k_long_binget, index); }
+
+  void save_str(std::string_view text) {
+    write_sized(k_short_binunicode, k_binunicode, text.size());
+    m_out.append(text);  // the frame write_sized opened
     memoize();
     end_object();
   }
 
   /// A string Python shares (an interned field name, a module name): memo reference after
   /// its first use.
-  void save_shared_str(const std::string& text) {
+  void save_shared_str(std::string_view text) {
     if (auto it = m_shared.find(text); it != m_shared.end()) {
       memo_get(it->second);
       end_object();
       return;
     }
-    m_shared[text] = m_memo_size;
+    m_shared.emplace(text, m_memo_size);
     save_str(text);
   }
 
@@ -160,10 +157,10 @@ class StatePickler {
     end_object();
   }
 
-  /// save_global with protocol 4: module and name strings, STACK_GLOBAL, memoized class.
-  void save_class(const std::string& module, const std::string& name, bool shared_module) {
-    std::string qualified = module + "." + name;
-    if (auto it = m_classes.find(qualified); it != m_classes.end()) {
+  /// save_global with protocol 4: module and name strings, STACK_GLOBAL, memoized class (by
+  /// its name: no two classes of a state share one).
+  void save_class(std::string_view module, std::string_view name, bool shared_module) {
+    if (auto it = m_classes.find(name); it != m_classes.end()) {
       memo_get(it->second);
       end_object();
       return;
@@ -174,14 +171,14 @@ class StatePickler {
       save_str(module);
     save_str(name);
     write(k_stack_global);
-    m_classes[qualified] = m_memo_size;
+    m_classes.emplace(name, m_memo_size);
     memoize();
     end_object();
   }
 
   /// `copyreg.__newobj__` reduction: class, empty args, NEWOBJ, memoized object; the caller
   /// then saves the field dict and writes BUILD.
-  void begin_object(const std::string& name) {
+  void begin_object(std::string_view name) {
     save_class(k_rdzv_module, name, true);
     save_simple(k_empty_tuple);
     write(k_newobj);
@@ -209,8 +206,8 @@ class StatePickler {
   void save_datetime(UtcTime t) {
     save_class("datetime", "datetime", true);
     std::string bytes = datetime_bytes(t);
-    write(std::string{static_cast<char>(k_short_binbytes), static_cast<char>(bytes.size())} +
-          bytes);
+    write_sized(k_short_binbytes, k_binbytes, bytes.size());
+    m_out.append(bytes);
     memoize();
     end_object();
     if (m_torch2) save_utc();
@@ -328,8 +325,8 @@ class StatePickler {
   std::uint32_t m_memo_size = 0;
   bool m_torch2 = false;
   std::optional<std::uint32_t> m_utc;  ///< memo slot of timezone.utc once written
-  std::map<std::string, std::uint32_t> m_shared;
-  std::map<std::string, std::uint32_t> m_classes;
+  std::map<std::string, std::uint32_t, std::less<>> m_shared;
+  std::map<std::string, std::uint32_t, std::less<>> m_classes;
   std::map<NodeDesc, std::uint32_t> m_nodes;
 };
 

@@ -31,6 +31,8 @@ class TcpStoreClient {
   void set(const std::string& key, const std::string& value);
   /// Waits (up to the timeout) for the key, then reads it. Throws ejob::Error(Timeout).
   std::string get(const std::string& key);
+  /// Reads a key this client knows exists (no WAIT first: one round trip instead of two).
+  std::string get_existing(const std::string& key);
   /// Adds to a decimal counter (0 when absent); returns the new value.
   std::int64_t add(const std::string& key, std::int64_t delta);
   /// torch's compare_set: returns the value stored after the call (see §3.3).
@@ -46,7 +48,7 @@ class TcpStoreClient {
   bool delete_key(const std::string& key);
   /// Sets several keys in one command (2.x MULTI_SET; 1.13 has none: one SET each).
   void multi_set(const std::vector<std::pair<std::string, std::string>>& pairs);
-  /// Reads several keys that all exist (2.x MULTI_GET; 1.13: one GET each).
+  /// Waits for several keys, then reads them (2.x MULTI_GET; 1.13: one GET each, sent together).
   std::vector<std::string> multi_get(const std::vector<std::string>& keys);
   /// Registers a watch on `key` (WATCH_KEY, torch 1.13 only): from then on this connection only
   /// receives its events (read them with next_event()); torch's server and ours send one for every
@@ -68,6 +70,7 @@ class TcpStoreClient {
   void close();
   void send(const std::string& bytes, const std::string& what);
   std::string receive(std::size_t n, const std::string& what);
+  void fill(const std::string& what);
   std::string receive_bytes(const std::string& what);
   std::int64_t receive_i64(const std::string& what);
   [[noreturn]] void fail(const std::string& what, const std::string& why);
@@ -80,6 +83,9 @@ class TcpStoreClient {
   /// The server closed or reset the connection: as torch's client, this one is then done (the
   /// store's host has most likely ended; reconnecting would wait out a timeout for nothing).
   bool m_lost = false;
+  /// Received and not yet taken: m_in from m_in_at.
+  std::string m_in;
+  std::size_t m_in_at = 0;
 };
 
 }  // namespace ejob::agent

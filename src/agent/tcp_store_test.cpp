@@ -39,6 +39,30 @@ void exercise(TcpStoreClient& c) {
   std::string binary("\x00\xff\n", 3);
   c.set("bin", binary);
   CHECK(c.get("bin") == binary);
+  // A value larger than one recv, and several replies read from one stream (1.13: GETs sent
+  // together).
+  std::string big(200000, 'x');
+  big[123] = '\0';
+  c.set("big", big);
+  CHECK(c.multi_get({"cnt", "big", "bin"}) == std::vector<std::string>{"3", big, binary});
+  CHECK(c.get_existing("big") == big);
+  CHECK(c.delete_key("big"));
+}
+
+/// Every write of a watched key reaches the watch, in order, however the events arrive
+/// together.
+void exercise_watch(TcpStoreClient& watcher, TcpStoreClient& writer) {
+  watcher.watch_key("w");
+  writer.set("w", "a");
+  writer.set("w", "b");
+  CHECK(writer.compare_set("w", "b", "c") == "c");
+  CHECK(writer.compare_set("w", "zzz", "d") == "c");  // no change, no event
+  writer.set("other", "x");
+  writer.set("w", std::string(100000, 'e'));
+  std::vector<std::string> seen;
+  while (seen.size() < 4 && watcher.readable(5s)) seen.push_back(watcher.next_event());
+  CHECK(seen == std::vector<std::string>{"a", "b", "c", std::string(100000, 'e')});
+  CHECK_FALSE(watcher.readable(100ms));
 }
 
 /// A WAIT that times out leaves a reply pending on its connection: the client reconnects, and
@@ -87,6 +111,8 @@ TEST_CASE("tcp store: our client against torch 1.13's TCPStore server") {
   TcpStoreClient other("localhost", port, 10s);
   exercise(c);
   exercise_waits(c, other);
+  TcpStoreClient watcher("127.0.0.1", port, 10s);
+  exercise_watch(watcher, c);
 }
 
 /// What torch_store_peer.py's client prints against a store with
@@ -118,6 +144,8 @@ TEST_CASE("tcp store: our client against our server") {
   TcpStoreClient other("::1", server.port(), 10s);  // dual-stack: IPv6 loopback too
   exercise(c);
   exercise_waits(c, other);
+  TcpStoreClient watcher("127.0.0.1", server.port(), 10s);
+  exercise_watch(watcher, c);
 }
 
 TEST_CASE("tcp store: clear() drops every key and keeps the connections") {
