@@ -31,23 +31,25 @@ C10dRoundSource::C10dRoundSource(const LaunchConfig& config)
       m_liveness(config.dynamic.fast_reform ? std::make_unique<ConnectionLiveness>(
                                                   config.run_id, DynamicLimits{}.stale_after())
                                             : nullptr),
-      m_server(host_store(config, m_liveness.get())) {
-  if (!m_server) m_liveness.reset();  // only the host sees the agents' connections
+      m_announcer(std::make_unique<RoundAnnouncer>(config.run_id, m_liveness.get())),
+      m_server(host_store(config, m_announcer.get())) {
+  if (!m_server) {  // only the host sees the agents' connections and writes
+    m_announcer.reset();
+    m_liveness.reset();
+  }
   const Endpoint& e = config.endpoint;
   auto read_timeout = std::chrono::seconds(config.dynamic.read_timeout_s);
   auto dialect =
       config.torch == RdzvDialect::Torch2 ? tcp_store::Dialect::Torch2 : tcp_store::Dialect::Torch1;
   auto state_client = std::make_unique<TcpStoreClient>(e.host, e.port, read_timeout, dialect);
-  // WATCH_KEY is 1.13's: torch 2.x's server has none, ours answers it on a 1.13 connection
-  // whatever the job's torch. Without it the agent polls the state as torch does.
-  std::unique_ptr<TcpStoreClient> watch_client;
-  if (m_server || dialect == tcp_store::Dialect::Torch1)
-    watch_client =
-        std::make_unique<TcpStoreClient>(e.host, e.port, read_timeout, tcp_store::Dialect::Torch1);
+  // A second connection waits for the host's announcements, or watches a torch-hosted state.
+  std::unique_ptr<TcpStoreClient> side_client;
+  if (!m_server)
+    side_client = std::make_unique<TcpStoreClient>(e.host, e.port, read_timeout, dialect);
   m_round_client = std::make_unique<TcpStoreClient>(e.host, e.port, k_round_store_timeout, dialect);
   m_round_store = std::make_unique<TcpKeyValueStore>(*m_round_client);
   start(std::make_unique<C10dStateBackend>(std::move(state_client), config.run_id,
-                                           std::move(watch_client)),
+                                           std::move(side_client), m_announcer.get()),
         *m_round_store, m_liveness.get());
 }
 

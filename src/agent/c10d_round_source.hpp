@@ -8,6 +8,7 @@
 #include "ejob/agent/c10d_store.hpp"
 #include "ejob/agent/connection_liveness.hpp"
 #include "ejob/agent/dynamic_round_source.hpp"
+#include "ejob/agent/round_announcer.hpp"
 #include "ejob/agent/tcp_store_client.hpp"
 #include "ejob/agent/tcp_store_server.hpp"
 
@@ -28,7 +29,8 @@ class C10dRoundSource : public DynamicRoundSource {
   void after_shutdown() override;
 
   std::unique_ptr<ConnectionLiveness> m_liveness;  ///< the host's, with fast_reform
-  std::unique_ptr<TcpStoreServer> m_server;
+  std::unique_ptr<RoundAnnouncer> m_announcer;     ///< the host's
+  std::unique_ptr<TcpStoreServer> m_server;        ///< stopped before the two above go
   std::unique_ptr<TcpStoreClient> m_round_client;
   std::unique_ptr<TcpKeyValueStore> m_round_store;
 };

@@ -5,6 +5,7 @@
 #include <unistd.h>
 
 #include "ejob/agent/log.hpp"
+#include "ejob/agent/state_pickle.hpp"
 #include "ejob/agent/store_codec.hpp"
 #include "ejob/util/error.hpp"
 
@@ -42,6 +43,15 @@ std::vector<std::string> own_names(const std::string& hostname) {
 
 }  // namespace
 
+std::optional<DynamicState> stored_state(const std::string& value) {
+  if (value == k_c10d_no_state) return std::nullopt;
+  try {
+    return unpickle_state(b64decode(value));
+  } catch (const Error&) {
+    return std::nullopt;
+  }
+}
+
 bool endpoint_is_local(const std::string& host) {
   if (host == "localhost" || is_loopback(host)) return true;
   char name[256] = {};
@@ -54,13 +64,20 @@ bool endpoint_is_local(const std::string& host) {
 
 C10dStateBackend::C10dStateBackend(std::unique_ptr<TcpStoreClient> client,
                                    const std::string& run_id,
-                                   std::unique_ptr<TcpStoreClient> watch_client)
+                                   std::unique_ptr<TcpStoreClient> side_client,
+                                   const RoundAnnouncer* host)
     : m_client(std::move(client)),
+      m_run_id(run_id),
       m_key("torch.rendezvous." + run_id),
-      m_watch_client(std::move(watch_client)) {
+      m_side_client(std::move(side_client)),
+      m_host(host) {
   m_client->compare_set(m_key, "", k_c10d_no_state);
-  if (!m_watch_client) return;
-  m_watch_client->watch_key(m_key);
+  if (m_host || !m_side_client) return;
+  m_announced = m_client->check({announcer_key(run_id)});
+  if (m_announced) return;
+  // WATCH_KEY is 1.13's: torch 2.x's server has none.
+  if (m_side_client->dialect() != tcp_store::Dialect::Torch1) return;
+  m_side_client->watch_key(m_key);
   m_watching = true;
   m_watch_thread = std::thread([this] { watch_loop(); });
 }
@@ -82,8 +99,8 @@ void C10dStateBackend::watch_loop() {
         std::lock_guard lock(m_watch_mutex);
         if (m_watch_stop) return;
       }
-      if (!m_watch_client->readable(std::chrono::milliseconds(200))) continue;
-      m_watch_client->next_event();
+      if (!m_side_client->readable(std::chrono::milliseconds(200))) continue;
+      m_side_client->next_event();
       std::lock_guard lock(m_watch_mutex);
       ++m_changes;
       m_watch_cv.notify_all();
@@ -97,11 +114,17 @@ void C10dStateBackend::watch_loop() {
 }
 
 std::uint64_t C10dStateBackend::changes_seen() {
+  if (m_host) return m_host->writes();
   std::lock_guard lock(m_watch_mutex);
   return m_changes;
 }
 
-void C10dStateBackend::wait_for_changes(std::uint64_t until, std::chrono::milliseconds timeout) {
+bool C10dStateBackend::wakes_on_every_write() { return m_host || !m_announced; }
+
+void C10dStateBackend::wait_for_changes(std::uint64_t until, std::optional<std::int64_t> round,
+                                        std::chrono::milliseconds timeout) {
+  if (m_host) return m_host->wait_for_writes(until, timeout);
+  if (m_announced) return wait_for_completion(round, timeout);
   std::unique_lock lock(m_watch_mutex);
   if (!m_watching) {
     lock.unlock();
@@ -109,6 +132,24 @@ void C10dStateBackend::wait_for_changes(std::uint64_t until, std::chrono::millis
     return;
   }
   m_watch_cv.wait_for(lock, timeout, [&] { return m_changes >= until || !m_watching; });
+}
+
+/// A WAIT for the host's announcement that `round` completed; counted as a change, so that the
+/// next sync reads the state. Without a round to wait for, or when the WAIT fails, a sleep.
+void C10dStateBackend::wait_for_completion(std::optional<std::int64_t> round,
+                                           std::chrono::milliseconds timeout) {
+  if (round) {
+    try {
+      m_side_client->wait({completion_key(m_run_id, *round)}, timeout);
+      std::lock_guard lock(m_watch_mutex);
+      ++m_changes;
+      return;
+    } catch (const Error& e) {
+      if (e.code() == ErrorCode::Timeout) return;  // the client reconnects for the next one
+      log_debug("waiting for round " + std::to_string(*round) + " to complete: " + e.message());
+    }
+  }
+  std::this_thread::sleep_for(timeout);
 }
 
 std::string C10dStateBackend::where() const {

@@ -13,6 +13,7 @@
 
 #include "ejob/agent/dynamic_rendezvous.hpp"
 #include "ejob/agent/key_value_store.hpp"
+#include "ejob/agent/round_announcer.hpp"
 #include "ejob/agent/tcp_store_client.hpp"
 
 namespace ejob::agent {
@@ -20,39 +21,55 @@ namespace ejob::agent {
 /// base64 of "canimadam": what the state key holds before any agent wrote a state.
 inline constexpr const char* k_c10d_no_state = "Y2FuaW1hZGFt";
 
+/// The state a c10d store holds as `value` (base64 of its pickle); nullopt for the sentinel or
+/// anything that does not decode (the agents that read it say so), for the store host's
+/// observers.
+std::optional<DynamicState> stored_state(const std::string& value);
+
 /// Whether this machine hosts the store when `--rdzv_conf is_host` is not given, as torch
 /// infers it: the endpoint host is `localhost`, a loopback address, this host's name, or its
 /// canonical name or one of its addresses.
 bool endpoint_is_local(const std::string& host);
 
-/// The state under `torch.rendezvous.<run_id>` of a TCPStore (one connection of its own).
-/// With a second connection it also watches the key (WATCH_KEY, which torch 1.13's server
-/// answers for every write): changes_seen() then counts the writes of every agent, so that
-/// waiting agents decide again at once instead of after torch's 1 s poll.
+/// The state under `torch.rendezvous.<run_id>` of a TCPStore (one connection of its own), and
+/// how a waiting agent learns that others wrote it, the cheapest way the store allows:
+/// - the agent hosting the store counts the writes in process (`host`);
+/// - an agent of a store an ejob-agent hosts WAITs, on a second connection, for the key the
+///   host writes when the round completes (round_announcer.hpp): one message per wait;
+/// - on a store torch 1.13 hosts, the second connection watches the key (WATCH_KEY: every
+///   write is sent to it);
+/// - else (torch 2.x's store, no second connection) it sleeps and polls as torch does.
 class C10dStateBackend : public StateBackend {
  public:
-  /// Creates the key with the sentinel when absent (torch's first compare_set).
-  /// `watch_client` may be null (no watch: plain polling).
+  /// Creates the key with the sentinel when absent (torch's first compare_set). `side_client`
+  /// may be null; `host` is the announcer of the store this agent hosts, or null.
   C10dStateBackend(std::unique_ptr<TcpStoreClient> client, const std::string& run_id,
-                   std::unique_ptr<TcpStoreClient> watch_client = nullptr);
+                   std::unique_ptr<TcpStoreClient> side_client = nullptr,
+                   const RoundAnnouncer* host = nullptr);
   ~C10dStateBackend() override;
   std::optional<Stored> get_state() override;
   std::optional<Stored> set_state(const std::string& pickle,
                                   const std::optional<std::string>& token, bool& won) override;
   std::uint64_t changes_seen() override;
-  void wait_for_changes(std::uint64_t until, std::chrono::milliseconds timeout) override;
+  void wait_for_changes(std::uint64_t until, std::optional<std::int64_t> round,
+                        std::chrono::milliseconds timeout) override;
+  [[nodiscard]] bool wakes_on_every_write() override;
   [[nodiscard]] std::string where() const override;
 
  private:
   std::optional<Stored> decode(const std::string& stored) const;
   void watch_loop();
+  void wait_for_completion(std::optional<std::int64_t> round, std::chrono::milliseconds timeout);
 
   std::unique_ptr<TcpStoreClient> m_client;
+  std::string m_run_id;
   std::string m_key;
-  std::unique_ptr<TcpStoreClient> m_watch_client;
+  std::unique_ptr<TcpStoreClient> m_side_client;  ///< watches, or WAITs for announcements
+  const RoundAnnouncer* m_host;
+  bool m_announced = false;  ///< the store's host announces completed rounds
   std::mutex m_watch_mutex;
   std::condition_variable m_watch_cv;
-  std::uint64_t m_changes = 0;
+  std::uint64_t m_changes = 0;  ///< writes watched, or announcements seen
   bool m_watch_stop = false;
   bool m_watching = false;
   std::thread m_watch_thread;

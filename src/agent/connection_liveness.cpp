@@ -4,26 +4,8 @@
 
 #include "ejob/agent/c10d_store.hpp"
 #include "ejob/agent/log.hpp"
-#include "ejob/agent/state_pickle.hpp"
-#include "ejob/agent/store_codec.hpp"
-#include "ejob/util/error.hpp"
 
 namespace ejob::agent {
-namespace {
-
-/// The heartbeats of a stored state (base64 of its pickle); nullopt for the "no state yet"
-/// sentinel or anything that does not decode (the agents that read it say so).
-std::optional<std::map<NodeDesc, UtcTime>> heartbeats_of(const std::string& value) {
-  if (value == k_c10d_no_state) return std::nullopt;
-  try {
-    DynamicState state = unpickle_state(b64decode(value));
-    return std::map<NodeDesc, UtcTime>(state.last_heartbeats.begin(), state.last_heartbeats.end());
-  } catch (const Error&) {
-    return std::nullopt;
-  }
-}
-
-}  // namespace
 
 ConnectionLiveness::ConnectionLiveness(const std::string& run_id,
                                        std::chrono::steady_clock::duration stale)
@@ -32,18 +14,19 @@ ConnectionLiveness::ConnectionLiveness(const std::string& run_id,
 void ConnectionLiveness::written(std::uint64_t connection, const std::string& key,
                                  const std::string& value) {
   if (key != m_key) return;
-  auto beats = heartbeats_of(value);
-  if (!beats) return;
+  std::optional<DynamicState> state = stored_state(value);
+  if (!state) return;
+  Heartbeats beats(state->last_heartbeats.begin(), state->last_heartbeats.end());
   std::lock_guard lock(m_mutex);
   std::optional<NodeDesc> renewed;
   int count = 0;
-  for (const auto& [node, beat] : *beats) {
+  for (const auto& [node, beat] : beats) {
     auto before = m_beats.find(node);
     if (before != m_beats.end() && before->second >= beat) continue;
     renewed = node;
     ++count;
   }
-  m_beats = std::move(*beats);
+  m_beats = std::move(beats);
   // A write renews at most its writer's heartbeat; more than one (the first state seen) says
   // nothing certain.
   if (count != 1) return;

@@ -9,6 +9,7 @@
 #include <memory>
 #include <mutex>
 #include <optional>
+#include <random>
 #include <set>
 #include <string>
 #include <thread>
@@ -34,10 +35,15 @@ class StateBackend {
   /// How many changes of the stored state the backend has seen announced (0 when it cannot
   /// tell: then every wait is a plain sleep).
   [[nodiscard]] virtual std::uint64_t changes_seen() { return 0; }
-  /// Waits until changes_seen() reaches `until` or `timeout` passed.
-  virtual void wait_for_changes(std::uint64_t /*until*/, std::chrono::milliseconds timeout) {
+  /// Waits until changes_seen() reaches `until`, or — a backend told of completed rounds
+  /// rather than of every write — until `round` (when given) completes; at most `timeout`.
+  virtual void wait_for_changes(std::uint64_t /*until*/, std::optional<std::int64_t> /*round*/,
+                                std::chrono::milliseconds timeout) {
     std::this_thread::sleep_for(timeout);
   }
+  /// Whether a wait ends at every write of another agent (then a crowd of waiters nap after
+  /// waking, so that they do not all read the state after each write).
+  [[nodiscard]] virtual bool wakes_on_every_write() { return true; }
   /// Where the state is, for messages (e.g. `TCPStore host:port key torch.rendezvous.x`).
   [[nodiscard]] virtual std::string where() const = 0;
 };
@@ -102,6 +108,7 @@ class DynamicRendezvous {
   using Decide = RdzvAction (*)(const RdzvContext&);
   void run_op(Decide decide, std::chrono::steady_clock::time_point deadline, const char* name);
   void wait_for_others(bool wrote);
+  void back_off();
   std::optional<bool> sync();
   void adopt(const std::optional<StateBackend::Stored>& stored);
   void drop_gone_nodes();
@@ -125,6 +132,7 @@ class DynamicRendezvous {
   bool m_dirty = false;
   std::optional<std::chrono::steady_clock::time_point> m_last_sync;
   std::uint64_t m_changes_at_sync = 0;  ///< the backend's change count when last synced
+  std::mt19937 m_rng{std::random_device{}()};
 
   std::thread m_heartbeat;
   std::condition_variable m_heartbeat_cv;

@@ -60,6 +60,7 @@ class TcpStoreClient {
   std::string next_event();
   /// Changes the per-reply limit (torch's set_timeout).
   void set_timeout(std::chrono::milliseconds timeout);
+  [[nodiscard]] tcp_store::Dialect dialect() const { return m_dialect; }
   /// `host:port`, for messages.
   [[nodiscard]] std::string endpoint() const;
 

@@ -19,6 +19,7 @@
 #include <random>
 #include <set>
 #include <thread>
+#include <utility>
 #include <vector>
 
 #include "ejob/agent/log.hpp"
@@ -203,6 +204,8 @@ std::unique_ptr<TcpStoreServer> TcpStoreServer::unless_taken(int port, StoreObse
 bool TcpStoreServer::open(int port, StoreObserver* observer) {
   m_loop = std::make_unique<Loop>();
   m_loop->observer = observer;
+  if (observer)
+    for (auto& [key, value] : observer->initial()) m_loop->data[key] = value;
   m_loop->listen_fd = listen_wildcard(port, m_loop->port);
   if (m_loop->listen_fd < 0) return false;
   m_loop->wake_fd = ::eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
@@ -590,6 +593,12 @@ void TcpStoreServer::Loop::store(const std::string& key, const std::string& valu
   if (observer) observer->written(writer, key, value);
   notify(key, created ? WatchEvent::Created : WatchEvent::Updated, old, value);
   if (created) key_created(key);
+  if (!observer) return;
+  auto derived = observer->derived(key, value);
+  if (derived.empty()) return;
+  std::uint64_t client = std::exchange(writer, 0);
+  for (const auto& [k, v] : derived) store(k, v);
+  writer = client;
 }
 
 void TcpStoreServer::Loop::key_created(const std::string& key) {

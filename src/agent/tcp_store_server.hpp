@@ -12,6 +12,8 @@
 #include <cstdint>
 #include <memory>
 #include <string>
+#include <utility>
+#include <vector>
 
 namespace ejob::agent {
 
@@ -27,6 +29,14 @@ class StoreObserver {
                        const std::string& value) = 0;
   /// `connection` ended: the peer closed it or was dropped.
   virtual void closed(std::uint64_t connection) = 0;
+  /// Keys (wire form) the store holds from its start, before any client connects.
+  virtual std::vector<std::pair<std::string, std::string>> initial() { return {}; }
+  /// Keys the store is to write itself after `key` got `value` (they wake WAITs and watches as
+  /// a client's write would, and are told to written() with connection 0).
+  virtual std::vector<std::pair<std::string, std::string>> derived(const std::string& /*key*/,
+                                                                   const std::string& /*value*/) {
+    return {};
+  }
 };
 
 /// The store and its serving thread; stopped and joined on destruction.
