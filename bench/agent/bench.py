@@ -6,7 +6,8 @@ one real etcd (or, with --backend c10d, one TCPStore hosted by the first agent),
   3. launch of 4 agents (--nnodes=4) -> all 4 workers running
   4. kill -9 of one node of 4 (--nnodes=3:4) -> the 3 survivors' workers running again
      (--node-lost; ~1 min a run, so off by default)
-  5. rendezvous of N ejob-agents, N = 2..128 (launch -> all N workers running)
+  5. rendezvous of N ejob-agents, N = 2..128 (-> all N workers running), started one by one
+     and released together
 
 Workers are the stdlib test worker (tests/agent/worker.py) so the figures measure the agents,
 not torch's import time. Usage: bench.py AGENT_BINARY [--backend etcd|c10d] [--max-n 128]
@@ -22,7 +23,7 @@ import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, "..", "..", "tests", "agent"))
-from harness import Harness, free_port, wait_until  # noqa: E402
+from harness import Agent, Harness, free_port, wait_until  # noqa: E402
 
 BACKEND = "etcd"
 
@@ -157,23 +158,52 @@ def bench_start(binary, kind, n, nodes=4):
         h.close(keep=False)
 
 
-def bench_scale(binary, n):
-    """ejob-agents only: N agents, --nnodes=N, a shell worker; launch -> all workers ran."""
+def bench_scale(binary, n, together=False):
+    """ejob-agents only: N agents, --nnodes=N, a shell worker; from the launch -> all workers ran.
+    together: N shells wait on a FIFO and exec the agents at once (N pods starting together),
+    timed from the release; else the agents are started one by one, timed from the first."""
     h = Harness(binary)
     try:
-        h.start_etcd()
+        if BACKEND == "etcd":
+            h.start_etcd()
         args = rdzv(h, "scale%d" % n, str(n), "--no_python") + \
             ["/bin/sh", "-c", 'date +%s.%N > "$0/.$RANK" && mv "$0/.$RANK" "$0/$RANK"', h.out]
+        release = start_together(h, binary, args, n) if together else None
         t0 = time.time()
-        agents = [h.ejob("a%d" % i, args) for i in range(n)]
+        if release:
+            go = release()
+        else:
+            for i in range(n):
+                h.ejob("a%d" % i, args)
         done = lambda: [f for f in os.listdir(h.out) if not f.startswith(".")]  # noqa: E731
         wait_until(lambda: len(done()) == n, 600, "all workers")
         t_end = max(float(open(os.path.join(h.out, f)).read()) for f in done())
-        for a in agents:
+        for a in h.agents:
             a.wait(300)
+        if release:
+            os.close(go)
         return t_end - t0
     finally:
         h.close(keep=False)
+
+
+def start_together(h, binary, args, n):
+    """Starts N shells that block opening a FIFO, then exec the agent; returns the release (it
+    opens the FIFO for writing, which lets every opener through, and returns that fd)."""
+    fifo = os.path.join(h.root, "go")
+    os.mkfifo(fifo)
+    for i in range(n):
+        h.agents.append(Agent(h.root, "a%d" % i, ["/bin/sh", "-c", ': <"$0"; exec "$@"', fifo,
+                                                  binary] + args, h.env("a%d" % i)))
+
+    def blocked(a):
+        try:
+            with open("/proc/%d/wchan" % a.proc.pid) as f:
+                return f.read() == "wait_for_partner"
+        except OSError:
+            return False
+    wait_until(lambda: all(blocked(a) for a in h.agents), 60, "the shells at the FIFO")
+    return lambda: os.open(fifo, os.O_WRONLY)
 
 
 def median_of(fn, repeat):
@@ -212,13 +242,16 @@ def main():
               flush=True)
         print("    runs: ejob %s torchrun %s" % (["%.3f" % v for v in ev], ["%.3f" % v for v in tv]),
               flush=True)
-    print("rendezvous of N ejob-agents (launch -> all N workers ran):", flush=True)
-    n, prev = 2, None
-    while n <= a.max_n:
-        s = bench_scale(binary, n)
-        growth = "" if prev is None else "  x%.2f for x2 agents" % (s / prev)
-        print("    N=%4d  %7.3f s  %.1f ms/agent%s" % (n, s, 1000 * s / n, growth), flush=True)
-        prev, n = s, n * 2
+    for together, how in ((False, "started one by one"), (True, "released together")):
+        print("rendezvous of N ejob-agents, %s (-> all N workers ran; median of %d):"
+              % (how, a.repeat), flush=True)
+        n, prev = 2, None
+        while n <= a.max_n:
+            s, runs = median_of(lambda i: bench_scale(binary, n, together), a.repeat)
+            growth = "" if prev is None else "  x%.2f for x2 agents" % (s / prev)
+            print("    N=%4d  %7.3f s  %.1f ms/agent%s  runs %s" % (
+                n, s, 1000 * s / n, growth, ["%.3f" % v for v in runs]), flush=True)
+            prev, n = s, n * 2
 
 
 if __name__ == "__main__":

@@ -42,14 +42,17 @@ C10dRoundSource::C10dRoundSource(const LaunchConfig& config)
   auto dialect =
       config.torch == RdzvDialect::Torch2 ? tcp_store::Dialect::Torch2 : tcp_store::Dialect::Torch1;
   auto state_client = std::make_unique<TcpStoreClient>(e.host, e.port, read_timeout, dialect);
-  // A second connection waits for the host's announcements, or watches a torch-hosted state.
+  // A second connection watches the host's news, or the state a torch 1.13 agent hosts.
+  // WATCH_KEY is 1.13's: torch 2.x's server has none, ours answers it on a 1.13 connection.
+  bool announced = !m_server && state_client->check({announcer_key(config.run_id)});
   std::unique_ptr<TcpStoreClient> side_client;
-  if (!m_server)
-    side_client = std::make_unique<TcpStoreClient>(e.host, e.port, read_timeout, dialect);
+  if (!m_server && (announced || dialect == tcp_store::Dialect::Torch1))
+    side_client =
+        std::make_unique<TcpStoreClient>(e.host, e.port, read_timeout, tcp_store::Dialect::Torch1);
   m_round_client = std::make_unique<TcpStoreClient>(e.host, e.port, k_round_store_timeout, dialect);
   m_round_store = std::make_unique<TcpKeyValueStore>(*m_round_client);
   start(std::make_unique<C10dStateBackend>(std::move(state_client), config.run_id,
-                                           std::move(side_client), m_announcer.get()),
+                                           std::move(side_client), m_announcer.get(), announced),
         *m_round_store, m_liveness.get());
 }
 

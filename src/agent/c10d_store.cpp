@@ -65,19 +65,16 @@ bool endpoint_is_local(const std::string& host) {
 C10dStateBackend::C10dStateBackend(std::unique_ptr<TcpStoreClient> client,
                                    const std::string& run_id,
                                    std::unique_ptr<TcpStoreClient> side_client,
-                                   const RoundAnnouncer* host)
+                                   const RoundAnnouncer* host, bool announced)
     : m_client(std::move(client)),
       m_run_id(run_id),
       m_key("torch.rendezvous." + run_id),
       m_side_client(std::move(side_client)),
-      m_host(host) {
+      m_host(host),
+      m_announced(announced) {
   m_client->compare_set(m_key, "", k_c10d_no_state);
   if (m_host || !m_side_client) return;
-  m_announced = m_client->check({announcer_key(run_id)});
-  if (m_announced) return;
-  // WATCH_KEY is 1.13's: torch 2.x's server has none.
-  if (m_side_client->dialect() != tcp_store::Dialect::Torch1) return;
-  m_side_client->watch_key(m_key);
+  m_side_client->watch_key(m_announced ? news_key(run_id) : m_key);
   m_watching = true;
   m_watch_thread = std::thread([this] { watch_loop(); });
 }
@@ -121,10 +118,10 @@ std::uint64_t C10dStateBackend::changes_seen() {
 
 bool C10dStateBackend::wakes_on_every_write() { return m_host || !m_announced; }
 
-void C10dStateBackend::wait_for_changes(std::uint64_t until, std::optional<std::int64_t> round,
+void C10dStateBackend::wait_for_changes(std::uint64_t seen, std::uint64_t writes,
                                         std::chrono::milliseconds timeout) {
-  if (m_host) return m_host->wait_for_writes(until, timeout);
-  if (m_announced) return wait_for_completion(round, timeout);
+  if (m_host) return m_host->wait_for_writes(seen + writes, timeout);
+  std::uint64_t until = seen + (m_announced ? 1 : writes);
   std::unique_lock lock(m_watch_mutex);
   if (!m_watching) {
     lock.unlock();
@@ -132,24 +129,6 @@ void C10dStateBackend::wait_for_changes(std::uint64_t until, std::optional<std::
     return;
   }
   m_watch_cv.wait_for(lock, timeout, [&] { return m_changes >= until || !m_watching; });
-}
-
-/// A WAIT for the host's announcement that `round` completed; counted as a change, so that the
-/// next sync reads the state. Without a round to wait for, or when the WAIT fails, a sleep.
-void C10dStateBackend::wait_for_completion(std::optional<std::int64_t> round,
-                                           std::chrono::milliseconds timeout) {
-  if (round) {
-    try {
-      m_side_client->wait({completion_key(m_run_id, *round)}, timeout);
-      std::lock_guard lock(m_watch_mutex);
-      ++m_changes;
-      return;
-    } catch (const Error& e) {
-      if (e.code() == ErrorCode::Timeout) return;  // the client reconnects for the next one
-      log_debug("waiting for round " + std::to_string(*round) + " to complete: " + e.message());
-    }
-  }
-  std::this_thread::sleep_for(timeout);
 }
 
 std::string C10dStateBackend::where() const {

@@ -34,24 +34,25 @@ bool endpoint_is_local(const std::string& host);
 /// The state under `torch.rendezvous.<run_id>` of a TCPStore (one connection of its own), and
 /// how a waiting agent learns that others wrote it, the cheapest way the store allows:
 /// - the agent hosting the store counts the writes in process (`host`);
-/// - an agent of a store an ejob-agent hosts WAITs, on a second connection, for the key the
-///   host writes when the round completes (round_announcer.hpp): one message per wait;
-/// - on a store torch 1.13 hosts, the second connection watches the key (WATCH_KEY: every
-///   write is sent to it);
-/// - else (torch 2.x's store, no second connection) it sleeps and polls as torch does.
+/// - an agent of a store an ejob-agent hosts (`announced`) watches its news key
+///   (round_announcer.hpp) on a second connection: a few events per round;
+/// - on a store torch 1.13 hosts, the second connection watches the state key (WATCH_KEY:
+///   every write, old and new state);
+/// - else (torch 2.x's store: no WATCH_KEY) it sleeps and polls as torch does.
 class C10dStateBackend : public StateBackend {
  public:
   /// Creates the key with the sentinel when absent (torch's first compare_set). `side_client`
-  /// may be null; `host` is the announcer of the store this agent hosts, or null.
+  /// (a torch 1.13 connection, may be null) watches; `host` is the announcer of the store this
+  /// agent hosts, or null.
   C10dStateBackend(std::unique_ptr<TcpStoreClient> client, const std::string& run_id,
                    std::unique_ptr<TcpStoreClient> side_client = nullptr,
-                   const RoundAnnouncer* host = nullptr);
+                   const RoundAnnouncer* host = nullptr, bool announced = false);
   ~C10dStateBackend() override;
   std::optional<Stored> get_state() override;
   std::optional<Stored> set_state(const std::string& pickle,
                                   const std::optional<std::string>& token, bool& won) override;
   std::uint64_t changes_seen() override;
-  void wait_for_changes(std::uint64_t until, std::optional<std::int64_t> round,
+  void wait_for_changes(std::uint64_t seen, std::uint64_t writes,
                         std::chrono::milliseconds timeout) override;
   [[nodiscard]] bool wakes_on_every_write() override;
   [[nodiscard]] std::string where() const override;
@@ -59,17 +60,16 @@ class C10dStateBackend : public StateBackend {
  private:
   std::optional<Stored> decode(const std::string& stored) const;
   void watch_loop();
-  void wait_for_completion(std::optional<std::int64_t> round, std::chrono::milliseconds timeout);
 
   std::unique_ptr<TcpStoreClient> m_client;
   std::string m_run_id;
   std::string m_key;
-  std::unique_ptr<TcpStoreClient> m_side_client;  ///< watches, or WAITs for announcements
+  std::unique_ptr<TcpStoreClient> m_side_client;  ///< watches the state or the news
   const RoundAnnouncer* m_host;
-  bool m_announced = false;  ///< the store's host announces completed rounds
+  bool m_announced;  ///< the store's host writes news: watched instead of the state
   std::mutex m_watch_mutex;
   std::condition_variable m_watch_cv;
-  std::uint64_t m_changes = 0;  ///< writes watched, or announcements seen
+  std::uint64_t m_changes = 0;  ///< events watched: writes, or news
   bool m_watch_stop = false;
   bool m_watching = false;
   std::thread m_watch_thread;

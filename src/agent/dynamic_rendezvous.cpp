@@ -171,16 +171,12 @@ void DynamicRendezvous::run_op(Decide decide, Clock::time_point deadline, const 
 void DynamicRendezvous::wait_for_others(bool wrote) {
   std::int64_t missing = writes_before_join_can_end(m_state, m_me, m_limits);
   // Our own write is announced too, after sync() read the count.
-  std::uint64_t until =
-      m_changes_at_sync + static_cast<std::uint64_t>(std::max<std::int64_t>(missing, 1)) + wrote;
+  auto writes = static_cast<std::uint64_t>(std::max<std::int64_t>(missing, 1)) + wrote;
   auto nap = std::min<std::chrono::microseconds>(
       k_nap_per_node * static_cast<int>(m_state.participants.size()), k_nap_max);
-  // A participant of a forming round waits for it to complete; others for any write.
-  std::optional<std::int64_t> round;
-  if (!m_state.complete && rank_of(m_state, m_me) >= 0) round = m_state.round;
   bool crowd = missing == 0 && m_backend->wakes_on_every_write();
   m_lock.unlock();  // let heartbeats through while waiting
-  m_backend->wait_for_changes(until, round, k_poll);
+  m_backend->wait_for_changes(m_changes_at_sync, writes, k_poll);
   if (crowd) std::this_thread::sleep_for(nap);
   m_lock.lock();
 }
@@ -231,7 +227,7 @@ void DynamicRendezvous::wait_for_change(std::chrono::milliseconds timeout) {
     std::lock_guard lock(m_lock);
     seen = m_changes_at_sync;
   }
-  m_backend->wait_for_changes(seen + 1, std::nullopt, timeout);
+  m_backend->wait_for_changes(seen, 1, timeout);
 }
 
 int DynamicRendezvous::num_nodes_waiting() {

@@ -35,9 +35,10 @@ class StateBackend {
   /// How many changes of the stored state the backend has seen announced (0 when it cannot
   /// tell: then every wait is a plain sleep).
   [[nodiscard]] virtual std::uint64_t changes_seen() { return 0; }
-  /// Waits until changes_seen() reaches `until`, or — a backend told of completed rounds
-  /// rather than of every write — until `round` (when given) completes; at most `timeout`.
-  virtual void wait_for_changes(std::uint64_t /*until*/, std::optional<std::int64_t> /*round*/,
+  /// Waits until `writes` more writes than `seen` (a changes_seen() value) were announced, or
+  /// `timeout` passed; a backend told of the state's news rather than of every write waits for
+  /// its next news after `seen` instead.
+  virtual void wait_for_changes(std::uint64_t /*seen*/, std::uint64_t /*writes*/,
                                 std::chrono::milliseconds timeout) {
     std::this_thread::sleep_for(timeout);
   }

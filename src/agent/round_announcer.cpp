@@ -8,9 +8,7 @@ std::string announcer_key(const std::string& run_id) {
   return "ejob.rendezvous." + run_id + "/announcer";
 }
 
-std::string completion_key(const std::string& run_id, std::int64_t round) {
-  return "ejob.rendezvous." + run_id + "/complete/" + std::to_string(round);
-}
+std::string news_key(const std::string& run_id) { return "ejob.rendezvous." + run_id + "/news"; }
 
 RoundAnnouncer::RoundAnnouncer(const std::string& run_id, StoreObserver* inner)
     : m_run_id(run_id), m_key("/torch.rendezvous." + run_id), m_inner(inner) {}
@@ -38,9 +36,12 @@ std::vector<std::pair<std::string, std::string>> RoundAnnouncer::derived(const s
                                                                          const std::string& value) {
   if (key != m_key) return {};
   std::optional<DynamicState> state = stored_state(value);
-  if (!state || !state->complete || state->closed || m_announced == state->round) return {};
-  m_announced = state->round;
-  return {{"/" + completion_key(m_run_id, state->round), "1"}};
+  if (!state) return {};
+  std::string news = std::to_string(state->round) + (state->complete ? " 1" : " 0") +
+                     (state->wait_list.empty() ? " 0" : " 1") + (state->closed ? " 1" : " 0");
+  if (news == m_news) return {};
+  m_news = news;
+  return {{"/" + news_key(m_run_id), news}};
 }
 
 std::uint64_t RoundAnnouncer::writes() const {

@@ -1,17 +1,16 @@
 #pragma once
 /// What the agent hosting a c10d store tells the other ejob-agents of the same rendezvous
-/// without their watching the state: a small key once a round completes. A watch of the state
-/// key sends every waiting agent every write, old and new state (O(N) bytes each): N joins to
+/// without their watching the state: a small "news" key, rewritten when the state's phase
+/// changes (a round completes, nodes wait for the next one, the run closes). A watch of the
+/// state key sends every watcher every write, old and new state (O(N) bytes each): N joins to
 /// N watchers made the host's one thread send O(N³) bytes, and a running job of 128 agents
-/// ~90 MB/s of heartbeats. With the announcement a waiting participant sends one WAIT.
-/// torch's agents never read these keys; a store torch hosts has none, and ejob-agents
-/// watch there as before.
+/// ~90 MB/s of heartbeats. The news key changes a few times per round. torch's agents never
+/// read these keys; a store torch hosts has none, and ejob-agents watch the state there.
 
 #include <chrono>
 #include <condition_variable>
 #include <cstdint>
 #include <mutex>
-#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -22,13 +21,13 @@ namespace ejob::agent {
 
 /// `ejob.rendezvous.<run_id>/announcer`: present from the store's start when its host announces.
 std::string announcer_key(const std::string& run_id);
-/// `ejob.rendezvous.<run_id>/complete/<round>`: written when the state first says the round
-/// completed.
-std::string completion_key(const std::string& run_id, std::int64_t round);
+/// `ejob.rendezvous.<run_id>/news`: `<round> <complete> <waiting> <closed>` (0 or 1 each) of the
+/// last state written, rewritten only when that changes.
+std::string news_key(const std::string& run_id);
 
-/// A StoreObserver of the host's TcpStoreServer (forwarding to `inner`, when given): announces
-/// completed rounds, and counts the writes of the state key for the host's own agent, which
-/// waits on that count in process instead of through a watch.
+/// A StoreObserver of the host's TcpStoreServer (forwarding to `inner`, when given): writes the
+/// news key, and counts the writes of the state key for the host's own agent, which waits on
+/// that count in process instead of through a watch.
 class RoundAnnouncer : public StoreObserver {
  public:
   RoundAnnouncer(const std::string& run_id, StoreObserver* inner);
@@ -48,7 +47,7 @@ class RoundAnnouncer : public StoreObserver {
   std::string m_run_id;
   std::string m_key;  ///< the state key, as on the wire
   StoreObserver* m_inner;
-  std::optional<std::int64_t> m_announced;  ///< the last round announced (serving thread only)
+  std::string m_news;  ///< the last news written (serving thread only)
   mutable std::mutex m_mutex;
   mutable std::condition_variable m_written;
   std::uint64_t m_writes = 0;

@@ -8,7 +8,6 @@
 #include "ejob/agent/state_pickle.hpp"
 #include "ejob/agent/store_codec.hpp"
 #include "ejob/agent/tcp_store_client.hpp"
-#include "ejob/util/error.hpp"
 
 using namespace ejob::agent;
 using namespace std::chrono_literals;
@@ -16,54 +15,48 @@ using namespace std::chrono_literals;
 namespace {
 
 const DynamicLimits k_limits{2, 2};
+const NodeDesc k_a{"a", 1, 0}, k_b{"b", 2, 0}, k_late{"c", 3, 0};
 
 std::string stored(const DynamicState& s) { return b64encode(pickle_state(s)); }
 
-/// Whether a WAIT for `key` returns within `timeout` (false: it timed out).
-bool appears(TcpStoreClient& c, const std::string& key, std::chrono::milliseconds timeout) {
-  try {
-    c.wait({key}, timeout);
-    return true;
-  } catch (const ejob::Error& e) {
-    if (e.code() != ejob::ErrorCode::Timeout) throw;
-    return false;
-  }
+/// The news events a watch of the news key has received so far.
+std::vector<std::string> news_seen(TcpStoreClient& watcher) {
+  std::vector<std::string> out;
+  while (watcher.readable(300ms)) out.push_back(watcher.next_event());
+  return out;
 }
 
 }  // namespace
 
-TEST_CASE("round announcer: a completed round's key, once, and the writes counted") {
+TEST_CASE("round announcer: news when the state's phase changes, and the writes counted") {
   RoundAnnouncer announcer("run", nullptr);
   TcpStoreServer server(0, &announcer);
   TcpStoreClient agent("127.0.0.1", server.port(), 10s);
-  TcpStoreClient waiter("127.0.0.1", server.port(), 10s);
+  TcpStoreClient watcher("127.0.0.1", server.port(), 10s);
   CHECK(agent.check({announcer_key("run")}));  // there before anyone wrote
   CHECK(announcer_key("run") == "ejob.rendezvous.run/announcer");
-  CHECK(completion_key("run", 3) == "ejob.rendezvous.run/complete/3");
+  CHECK(news_key("run") == "ejob.rendezvous.run/news");
+  watcher.watch_key(news_key("run"));
 
   DynamicState s;
-  apply_action(RdzvAction::AddToParticipants, s, NodeDesc{"a", 1, 0}, k_limits, utc_now());
-  agent.set("torch.rendezvous.run", k_c10d_no_state);
+  agent.set("torch.rendezvous.run", k_c10d_no_state);  // no state yet: no news
+  apply_action(RdzvAction::AddToParticipants, s, k_a, k_limits, utc_now());
   agent.set("torch.rendezvous.run", stored(s));
   agent.set("torch.rendezvous.other", "not a state");  // another key: not counted
-  CHECK_FALSE(appears(waiter, completion_key("run", 0), 200ms));
-  CHECK(announcer.writes() == 2);
+  CHECK(news_seen(watcher) == std::vector<std::string>{"0 0 0 0"});
 
-  apply_action(RdzvAction::AddToParticipants, s, NodeDesc{"b", 2, 0}, k_limits, utc_now());
-  REQUIRE(s.complete);  // max reached
-  std::string before = stored(s);
-  CHECK(agent.compare_set("torch.rendezvous.run", "stale", before) != before);  // lost: no write
-  agent.set("torch.rendezvous.run", before);
-  CHECK(appears(waiter, completion_key("run", 0), 5s));
-  CHECK(announcer.writes() == 3);
-  announcer.wait_for_writes(3, 10s);  // reached: returns at once
-
-  // A keep-alive of the complete round writes the state again; round 0 is announced once.
-  std::int64_t keys = agent.num_keys();
-  agent.set("torch.rendezvous.run", before);
-  CHECK(agent.num_keys() == keys);
-  agent.set("torch.rendezvous.run", "garbage");  // does not decode: nothing to announce
-  CHECK(agent.num_keys() == keys);
+  apply_action(RdzvAction::AddToParticipants, s, k_b, k_limits, utc_now());
+  REQUIRE(s.complete);                                                                // max reached
+  CHECK(agent.compare_set("torch.rendezvous.run", "stale", stored(s)) != stored(s));  // lost
+  agent.set("torch.rendezvous.run", stored(s));
+  agent.set("torch.rendezvous.run", stored(s));  // a keep-alive's rewrite: the same phase
+  agent.set("torch.rendezvous.run", "garbage");  // does not decode: no news
+  apply_action(RdzvAction::AddToWaitList, s, k_late, k_limits, utc_now());
+  agent.set("torch.rendezvous.run", stored(s));
+  apply_action(RdzvAction::MarkClosed, s, k_a, k_limits, utc_now());
+  agent.set("torch.rendezvous.run", stored(s));
+  CHECK(news_seen(watcher) == std::vector<std::string>{"0 1 0 0", "0 1 1 0", "0 1 1 1"});
+  CHECK(announcer.writes() == 7);
 }
 
 TEST_CASE("round announcer: the host's in-process wait ends at the awaited write") {
