@@ -41,8 +41,12 @@ def main():
            "restart_count": int(os.environ["TORCHELASTIC_RESTART_COUNT"]),
            "master_addr": os.environ["MASTER_ADDR"]}
     if a.out:
-        with open(os.path.join(a.out, "r%d.json" % rank), "w") as f:
+        # Written whole, then renamed: the test polls the folder meanwhile (a half-written
+        # record failed it with a JSON error).
+        path = os.path.join(a.out, "r%d.json" % rank)
+        with open(path + ".tmp", "w") as f:
             json.dump(rec, f)
+        os.rename(path + ".tmp", path)
     print(json.dumps(rec), flush=True)
     while a.hold and not os.path.exists(a.hold):
         time.sleep(0.1)

@@ -24,8 +24,12 @@ def main():
     rec = {"rank": rank, "world": world, "sum": t.item(), "ok": t.item() == world * (world + 1) / 2,
            "agent": os.environ.get("AGENT_TAG"),
            "restart_count": int(os.environ["TORCHELASTIC_RESTART_COUNT"])}
-    with open(os.path.join(a.out, "w%d_r%d.json" % (world, rank)), "w") as f:
+    # Written whole, then renamed: the test polls the folder meanwhile (a half-written
+    # record failed it with a JSON error).
+    path = os.path.join(a.out, "w%d_r%d.json" % (world, rank))
+    with open(path + ".tmp", "w") as f:
         json.dump(rec, f)
+    os.rename(path + ".tmp", path)
     print(json.dumps(rec), flush=True)
     if world != a.final_world:
         deadline = time.time() + 150
