@@ -67,7 +67,6 @@ C10dStateBackend::C10dStateBackend(std::unique_ptr<TcpStoreClient> client,
                                    std::unique_ptr<TcpStoreClient> side_client,
                                    const RoundAnnouncer* host, bool announced)
     : m_client(std::move(client)),
-      m_run_id(run_id),
       m_key("torch.rendezvous." + run_id),
       m_side_client(std::move(side_client)),
       m_host(host),

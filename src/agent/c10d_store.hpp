@@ -62,7 +62,6 @@ class C10dStateBackend : public StateBackend {
   void watch_loop();
 
   std::unique_ptr<TcpStoreClient> m_client;
-  std::string m_run_id;
   std::string m_key;
   std::unique_ptr<TcpStoreClient> m_side_client;  ///< watches the state or the news
   const RoundAnnouncer* m_host;
