@@ -14,9 +14,11 @@ ConnectionLiveness::ConnectionLiveness(const std::string& run_id,
 void ConnectionLiveness::written(std::uint64_t connection, const std::string& key,
                                  const std::string& value) {
   if (key != m_key) return;
-  std::optional<DynamicState> state = stored_state(value);
-  if (!state) return;
-  Heartbeats beats(state->last_heartbeats.begin(), state->last_heartbeats.end());
+  if (std::optional<DynamicState> state = stored_state(value)) state_written(connection, *state);
+}
+
+void ConnectionLiveness::state_written(std::uint64_t connection, const DynamicState& state) {
+  Heartbeats beats(state.last_heartbeats.begin(), state.last_heartbeats.end());
   std::lock_guard lock(m_mutex);
   std::optional<NodeDesc> renewed;
   int count = 0;

@@ -26,6 +26,9 @@ class ConnectionLiveness : public NodeLiveness, public StoreObserver {
   ConnectionLiveness(const std::string& run_id, std::chrono::steady_clock::duration stale);
 
   void written(std::uint64_t connection, const std::string& key, const std::string& value) override;
+  /// What written() does with a write of the state, once decoded (the store host's other
+  /// observer decodes it already).
+  void state_written(std::uint64_t connection, const DynamicState& state);
   void closed(std::uint64_t connection) override;
   [[nodiscard]] std::vector<NodeDesc> gone() const override;
   [[nodiscard]] std::vector<NodeDesc> connected() const override;

@@ -10,13 +10,18 @@ std::string announcer_key(const std::string& run_id) {
 
 std::string news_key(const std::string& run_id) { return "ejob.rendezvous." + run_id + "/news"; }
 
-RoundAnnouncer::RoundAnnouncer(const std::string& run_id, StoreObserver* inner)
-    : m_run_id(run_id), m_key("/torch.rendezvous." + run_id), m_inner(inner) {}
+RoundAnnouncer::RoundAnnouncer(const std::string& run_id, ConnectionLiveness* liveness)
+    : m_run_id(run_id), m_key("/torch.rendezvous." + run_id), m_liveness(liveness) {}
 
 void RoundAnnouncer::written(std::uint64_t connection, const std::string& key,
                              const std::string& value) {
-  if (m_inner) m_inner->written(connection, key, value);
   if (key != m_key) return;
+  m_pending.clear();
+  if (std::optional<DynamicState> state = stored_state(value)) {
+    if (m_liveness) m_liveness->state_written(connection, *state);
+    m_pending = std::to_string(state->round) + (state->complete ? " 1" : " 0") +
+                (state->wait_list.empty() ? " 0" : " 1") + (state->closed ? " 1" : " 0");
+  }
   {
     std::lock_guard lock(m_mutex);
     ++m_writes;
@@ -25,23 +30,19 @@ void RoundAnnouncer::written(std::uint64_t connection, const std::string& key,
 }
 
 void RoundAnnouncer::closed(std::uint64_t connection) {
-  if (m_inner) m_inner->closed(connection);
+  if (m_liveness) m_liveness->closed(connection);
 }
 
 std::vector<std::pair<std::string, std::string>> RoundAnnouncer::initial() {
   return {{"/" + announcer_key(m_run_id), "1"}};
 }
 
-std::vector<std::pair<std::string, std::string>> RoundAnnouncer::derived(const std::string& key,
-                                                                         const std::string& value) {
-  if (key != m_key) return {};
-  std::optional<DynamicState> state = stored_state(value);
-  if (!state) return {};
-  std::string news = std::to_string(state->round) + (state->complete ? " 1" : " 0") +
-                     (state->wait_list.empty() ? " 0" : " 1") + (state->closed ? " 1" : " 0");
-  if (news == m_news) return {};
-  m_news = news;
-  return {{"/" + news_key(m_run_id), news}};
+/// The server calls it right after written() for the same write, on the same thread.
+std::vector<std::pair<std::string, std::string>> RoundAnnouncer::derived(
+    const std::string& key, const std::string& /*value*/) {
+  if (key != m_key || m_pending.empty() || m_pending == m_news) return {};
+  m_news = m_pending;
+  return {{"/" + news_key(m_run_id), m_news}};
 }
 
 std::uint64_t RoundAnnouncer::writes() const {

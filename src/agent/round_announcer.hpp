@@ -15,6 +15,7 @@
 #include <utility>
 #include <vector>
 
+#include "ejob/agent/connection_liveness.hpp"
 #include "ejob/agent/tcp_store_server.hpp"
 
 namespace ejob::agent {
@@ -25,12 +26,12 @@ std::string announcer_key(const std::string& run_id);
 /// last state written, rewritten only when that changes.
 std::string news_key(const std::string& run_id);
 
-/// A StoreObserver of the host's TcpStoreServer (forwarding to `inner`, when given): writes the
-/// news key, and counts the writes of the state key for the host's own agent, which waits on
-/// that count in process instead of through a watch.
+/// A StoreObserver of the host's TcpStoreServer: writes the news key, counts the writes of the
+/// state key for the host's own agent (which waits on that count in process instead of through
+/// a watch), and hands each written state, decoded once, to `liveness` when given.
 class RoundAnnouncer : public StoreObserver {
  public:
-  RoundAnnouncer(const std::string& run_id, StoreObserver* inner);
+  RoundAnnouncer(const std::string& run_id, ConnectionLiveness* liveness);
 
   void written(std::uint64_t connection, const std::string& key, const std::string& value) override;
   void closed(std::uint64_t connection) override;
@@ -46,8 +47,9 @@ class RoundAnnouncer : public StoreObserver {
  private:
   std::string m_run_id;
   std::string m_key;  ///< the state key, as on the wire
-  StoreObserver* m_inner;
-  std::string m_news;  ///< the last news written (serving thread only)
+  ConnectionLiveness* m_liveness;
+  std::string m_news;     ///< the last news written (serving thread only)
+  std::string m_pending;  ///< news of the write being told, for derived() (serving thread)
   mutable std::mutex m_mutex;
   mutable std::condition_variable m_written;
   std::uint64_t m_writes = 0;
