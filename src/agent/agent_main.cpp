@@ -24,8 +24,12 @@ std::unique_ptr<RoundSource> make_source(const LaunchConfig& c) {
   if (c.backend == Backend::EtcdV2) return std::make_unique<EtcdV2RoundSource>(c);
   auto rdzv = std::make_unique<EtcdRendezvous>(etcd_client_options(c), c.etcd, c.run_id,
                                                c.min_nodes, c.max_nodes);
-  EtcdRoundSource::Options options{c.role, c.nproc_per_node, c.local_addr.value_or(fq_hostname()),
-                                   c.torch.value_or(RdzvDialect::Torch1_13), c.workers_identical};
+  EtcdRoundSource::Options options{c.role,
+                                   c.nproc_per_node,
+                                   c.local_addr.value_or(fq_hostname()),
+                                   c.torch.value_or(RdzvDialect::Torch1_13),
+                                   c.workers_identical,
+                                   c.share_agent_store};
   return std::make_unique<EtcdRoundSource>(std::move(rdzv), std::move(options));
 }
 

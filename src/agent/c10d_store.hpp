@@ -85,6 +85,7 @@ class TcpKeyValueStore : public KeyValueStore {
   std::int64_t add(const std::string& key, std::int64_t delta) override {
     return m_client.add(key, delta);
   }
+  bool contains(const std::string& key) override { return m_client.check({key}); }
 
  private:
   TcpStoreClient& m_client;

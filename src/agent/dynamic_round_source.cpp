@@ -12,6 +12,7 @@
 #include "ejob/agent/host_identity.hpp"
 #include "ejob/agent/log.hpp"
 #include "ejob/agent/rank_assignment.hpp"
+#include "ejob/agent/round_master.hpp"
 #include "ejob/util/error.hpp"
 
 namespace ejob::agent {
@@ -76,15 +77,6 @@ class DynamicRoundWatcher : public RoundWatcher {
   std::thread m_thread;
 };
 
-int parse_port(const std::string& text, const std::string& round) {
-  try {
-    return std::stoi(text);
-  } catch (const std::exception&) {
-    throw Error(ErrorCode::Input, "MASTER_PORT in the rendezvous store is not a number: " + text +
-                                      " (round " + round + ")");
-  }
-}
-
 }  // namespace
 
 void DynamicRoundSource::start(std::unique_ptr<StateBackend> backend, KeyValueStore& store,
@@ -111,6 +103,7 @@ std::string DynamicRoundSource::round_prefix(const std::string& round) const {
 }
 
 Round DynamicRoundSource::next_round() {
+  m_master.end_round();
   DynamicWorld w = m_rdzv->next_rendezvous();
   Round round;
   round.version = std::to_string(w.round);
@@ -125,9 +118,9 @@ Round DynamicRoundSource::next_round() {
     // a barrier of all agents (FIN keys) that the others pass only after it. Ours publishes it
     // before, so the others read it at once after theirs; they must still exchange first (a
     // torchrun rank 0 publishes only after every agent's FIN).
-    if (round.group_rank == 0) set_master(store);
+    if (round.group_rank == 0) m_master.publish(store, m_config.local_addr.value_or(fq_hostname()));
     exchange_ranks(round, store);
-    read_master(round, store);
+    m_master.read(store, round);
   }
   log_info("round " + round.version + ": group_rank=" + std::to_string(w.rank) +
            " group_world_size=" + std::to_string(w.world_size) +
@@ -143,17 +136,6 @@ void DynamicRoundSource::exchange_ranks(Round& round, KeyValueStore& store) cons
   std::vector<RoleInfo> infos;
   for (const auto& s : raw) infos.push_back(parse_role_info(s));
   round.ranks = assign_ranks(infos, round.group_rank);
-}
-
-void DynamicRoundSource::set_master(KeyValueStore& store) const {
-  store.set("MASTER_ADDR", m_config.local_addr.value_or(fq_hostname()));
-  store.set("MASTER_PORT", std::to_string(free_local_port()));
-}
-
-void DynamicRoundSource::read_master(Round& round, KeyValueStore& store) const {
-  std::vector<std::string> master = store.get({"MASTER_ADDR", "MASTER_PORT"});
-  round.master_addr = master[0];
-  round.master_port = parse_port(master[1], round.version);
 }
 
 /// RendezvousStoreInfo.build, once per agent when the store is shared: group rank 0 hosts the
@@ -173,7 +155,7 @@ void DynamicRoundSource::publish_master_torch2(Round& round, KeyValueStore& stor
       store.set("MASTER_PORT", std::to_string(port));
     }
     std::vector<std::string> master = store.get({"MASTER_ADDR", "MASTER_PORT"});
-    m_bootstrap.emplace(master[0], parse_port(master[1], round.version));
+    m_bootstrap.emplace(master[0], parse_master_port(master[1], round.version));
   }
   // torch's own shared workers' store keeps the last attempt's keys, and the new attempt's
   // gloo rendezvous can read a dead worker's address (two torchrun 2.6 agents hang in 2 of 3

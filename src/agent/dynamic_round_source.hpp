@@ -13,6 +13,7 @@
 #include "ejob/agent/dynamic_rendezvous.hpp"
 #include "ejob/agent/key_value_store.hpp"
 #include "ejob/agent/launch_config.hpp"
+#include "ejob/agent/round_master.hpp"
 #include "ejob/agent/round_source.hpp"
 #include "ejob/agent/tcp_store_server.hpp"
 
@@ -28,7 +29,8 @@ class DynamicRoundSource : public RoundSource {
   void shutdown() override;
 
  protected:
-  explicit DynamicRoundSource(const LaunchConfig& config) : m_config(config) {}
+  explicit DynamicRoundSource(const LaunchConfig& config)
+      : m_config(config), m_master(config.share_agent_store) {}
   /// Creates the rendezvous; `store` (the agents' shared store) and `liveness` (the store
   /// host's, may be null) must outlive it.
   void start(std::unique_ptr<StateBackend> backend, KeyValueStore& store,
@@ -42,8 +44,6 @@ class DynamicRoundSource : public RoundSource {
  private:
   std::string round_prefix(const std::string& round) const;
   void exchange_ranks(Round& round, KeyValueStore& store) const;
-  void set_master(KeyValueStore& store) const;
-  void read_master(Round& round, KeyValueStore& store) const;
   void exchange_ranks_torch2(Round& round, KeyValueStore& store) const;
   void publish_master_torch2(Round& round, KeyValueStore& store);
 
@@ -52,6 +52,7 @@ class DynamicRoundSource : public RoundSource {
   std::unique_ptr<TcpStoreServer> m_worker_store;  ///< 2.x, group rank 0 of the first round
   std::string m_worker_store_round;                ///< the round whose workers its keys belong to
 
+  RoundMaster m_master;  ///< torch 1.13: group rank 0 publishes the master every round
   KeyValueStore* m_store = nullptr;
   bool m_shut_down = false;
 };

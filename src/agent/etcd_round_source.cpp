@@ -1,7 +1,6 @@
 #include "ejob/agent/etcd_round_source.hpp"
 
 #include "ejob/agent/etcd_store.hpp"
-#include "ejob/agent/host_identity.hpp"
 #include "ejob/agent/log.hpp"
 #include "ejob/util/error.hpp"
 
@@ -11,7 +10,9 @@ constexpr std::chrono::seconds k_store_timeout{300};
 }
 
 EtcdRoundSource::EtcdRoundSource(std::unique_ptr<EtcdRendezvous> rendezvous, Options options)
-    : m_rdzv(std::move(rendezvous)), m_options(std::move(options)) {}
+    : m_rdzv(std::move(rendezvous)),
+      m_options(std::move(options)),
+      m_master(m_options.host_workers_store) {}
 
 WorkerRanks EtcdRoundSource::exchange_ranks(KeyValueStore& store, const RendezvousResult& r) const {
   RoleInfo mine{m_options.role, r.rank, m_options.local_world_size};
@@ -28,28 +29,19 @@ WorkerRanks EtcdRoundSource::exchange_ranks(KeyValueStore& store, const Rendezvo
 }
 
 Round EtcdRoundSource::next_round() {
+  m_master.end_round();
   RendezvousResult r = m_rdzv->next_rendezvous();
   EtcdStore store(m_rdzv->client(), m_rdzv->setup_store(r.version), k_store_timeout);
   // torch's rank 0 publishes the master after the role-info exchange; publishing it first is
   // the same data (peers read it with a blocking get afterwards) and spares N agents from
   // waiting on every `.FIN` write for it.
-  if (r.rank == 0) {
-    store.set("MASTER_ADDR", m_options.local_addr);
-    store.set("MASTER_PORT", std::to_string(free_local_port()));
-  }
+  if (r.rank == 0) m_master.publish(store, m_options.local_addr);
   Round round;
   round.version = r.version;
   round.group_rank = r.rank;
   round.group_world_size = r.world_size;
   round.ranks = exchange_ranks(store, r);
-  std::vector<std::string> master = store.get({"MASTER_ADDR", "MASTER_PORT"});
-  round.master_addr = master[0];
-  try {
-    round.master_port = std::stoi(master[1]);
-  } catch (const std::exception&) {
-    throw Error(ErrorCode::Input,
-                "MASTER_PORT in the rendezvous store is not a number: " + master[1]);
-  }
+  m_master.read(store, round);
   log_info("round " + r.version + ": group_rank=" + std::to_string(r.rank) + " group_world_size=" +
            std::to_string(r.world_size) + " world_size=" + std::to_string(round.ranks.world_size) +
            " master=" + round.master_addr + ":" + std::to_string(round.master_port));

@@ -1,10 +1,10 @@
 #pragma once
 /// Rounds from the etcd rendezvous, completed as torch's SimpleElasticAgent._rendezvous does:
-/// the group-rank-0 agent publishes MASTER_ADDR (its FQDN, or --local_addr) and MASTER_PORT (a
-/// free port) in the round's EtcdStore and everyone reads them back; role infos are shared
-/// there in the dialect of the torch beside it (1.13: everybody reads every role info; 2.x:
-/// group rank 0 assigns ranks, or nobody with TORCH_ELASTIC_WORKER_IDENTICAL=1), and so is the
-/// exit barrier.
+/// the group-rank-0 agent publishes MASTER_ADDR (its FQDN, or --local_addr) and MASTER_PORT (the
+/// workers' store it hosts: round_master.hpp) in the round's EtcdStore and everyone reads them
+/// back; role infos are shared there in the dialect of the torch beside it (1.13: everybody
+/// reads every role info; 2.x: group rank 0 assigns ranks, or nobody with
+/// TORCH_ELASTIC_WORKER_IDENTICAL=1), and so is the exit barrier.
 
 #include <memory>
 
@@ -12,6 +12,7 @@
 #include "ejob/agent/etcd_rendezvous.hpp"
 #include "ejob/agent/key_value_store.hpp"
 #include "ejob/agent/rank_assignment.hpp"
+#include "ejob/agent/round_master.hpp"
 #include "ejob/agent/round_source.hpp"
 #include "ejob/agent/round_watcher.hpp"
 
@@ -27,6 +28,8 @@ class EtcdRoundSource : public RoundSource {
     std::string local_addr;  ///< published as MASTER_ADDR when this agent is group rank 0
     RdzvDialect dialect = RdzvDialect::Torch1_13;
     bool workers_identical = false;  ///< torch 2.x's TORCH_ELASTIC_WORKER_IDENTICAL=1
+    bool host_workers_store =
+        true;  ///< RoundMaster's (false: TORCH_DISABLE_SHARE_RDZV_TCP_STORE=1)
   };
   EtcdRoundSource(std::unique_ptr<EtcdRendezvous> rendezvous, Options options);
   Round next_round() override;
@@ -39,6 +42,7 @@ class EtcdRoundSource : public RoundSource {
 
   std::unique_ptr<EtcdRendezvous> m_rdzv;
   Options m_options;
+  RoundMaster m_master;
 };
 
 }  // namespace ejob::agent

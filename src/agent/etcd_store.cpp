@@ -89,6 +89,11 @@ std::vector<std::string> EtcdStore::get(const std::vector<std::string>& keys) {
   }
 }
 
+bool EtcdStore::contains(const std::string& key) {
+  std::string path = m_dir + "/" + b64encode(key);
+  return with_retries(Clock::now() + m_timeout, [&] { return m_client.get(path); }).ok();
+}
+
 std::int64_t EtcdStore::add(const std::string& key, std::int64_t delta) {
   auto deadline = Clock::now() + m_timeout;
   std::string path = m_dir + "/" + b64encode(key);

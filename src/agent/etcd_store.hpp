@@ -28,6 +28,7 @@ class EtcdStore : public KeyValueStore {
   std::vector<std::string> get(const std::vector<std::string>& keys) override;
   /// Adds `delta` to a decimal counter (0 when absent) and returns the new value.
   std::int64_t add(const std::string& key, std::int64_t delta) override;
+  bool contains(const std::string& key) override;
 
  private:
   EtcdClient& m_client;

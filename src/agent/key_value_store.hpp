@@ -9,7 +9,7 @@
 
 namespace ejob::agent {
 
-/// set, a blocking multi-key get and add.
+/// set, a blocking multi-key get, add and an existence check.
 class KeyValueStore {
  public:
   virtual ~KeyValueStore() = default;
@@ -20,6 +20,8 @@ class KeyValueStore {
   /// Adds to a decimal counter (0 when absent) and returns the new value (torch 2.x's exit
   /// barrier counts its members so).
   virtual std::int64_t add(const std::string& key, std::int64_t delta) = 0;
+  /// Whether `key` exists now (no waiting).
+  virtual bool contains(const std::string& key) = 0;
 };
 
 /// torch's PrefixStore(prefix, store): key k is `<prefix>/k` in the store below.
@@ -38,6 +40,7 @@ class PrefixStore : public KeyValueStore {
   std::int64_t add(const std::string& key, std::int64_t delta) override {
     return m_store.add(m_prefix + "/" + key, delta);
   }
+  bool contains(const std::string& key) override { return m_store.contains(m_prefix + "/" + key); }
 
  private:
   KeyValueStore& m_store;

@@ -56,8 +56,8 @@ struct LaunchConfig {
   /// The torch dialect spoken: from --torch_version here; when absent, agent_main reads the
   /// worker python's torch (resolve_torch_dialect).
   std::optional<RdzvDialect> torch;
-  /// torch 2.x: group rank 0's agent hosts the workers' store (unless
-  /// TORCH_DISABLE_SHARE_RDZV_TCP_STORE=1).
+  /// Group rank 0's agent hosts the workers' store (unless TORCH_DISABLE_SHARE_RDZV_TCP_STORE=1):
+  /// torch 2.x's c10d agents do; for torch 1.13 and the etcd backend, round_master.hpp.
   bool share_agent_store = true;
   /// torch 2.x with TORCH_ELASTIC_WORKER_IDENTICAL=1: every agent runs nproc_per_node workers
   /// of one role, so ranks follow from the group rank without the role_info exchange.

@@ -10,6 +10,7 @@
 
 #include <array>
 #include <atomic>
+#include <cctype>
 #include <cerrno>
 #include <charconv>
 #include <condition_variable>
@@ -145,8 +146,11 @@ struct TcpStoreServer::Loop {
   std::multimap<std::string, int> watchers;                     ///< WATCH_KEY: key -> fd
   std::set<int> unsent;  ///< connections given bytes to send since the last flush
   StoreObserver* observer = nullptr;
-  std::uint64_t accepted = 0;  ///< connections accepted so far (the last one's id)
-  std::uint64_t writer = 0;    ///< the id of the connection whose command runs
+  std::uint64_t accepted = 0;   ///< connections accepted so far (the last one's id)
+  std::uint64_t writer = 0;     ///< the id of the connection whose command runs
+  bool merge_attempts = false;  ///< for_workers(): keys of every `/worker/attempt_N` are one
+
+  std::optional<std::string> read_key(WireReader& r) const;
 
   void run();
   void accept_all();
@@ -201,9 +205,10 @@ std::unique_ptr<TcpStoreServer> TcpStoreServer::unless_taken(int port, StoreObse
   throw cannot_host(port, errno);
 }
 
-bool TcpStoreServer::open(int port, StoreObserver* observer) {
+bool TcpStoreServer::open(int port, StoreObserver* observer, bool merge_attempts) {
   m_loop = std::make_unique<Loop>();
   m_loop->observer = observer;
+  m_loop->merge_attempts = merge_attempts;
   if (observer)
     for (auto& [key, value] : observer->initial()) m_loop->data[key] = value;
   m_loop->listen_fd = listen_wildcard(port, m_loop->port);
@@ -214,6 +219,12 @@ bool TcpStoreServer::open(int port, StoreObserver* observer) {
   for (int fd : {m_loop->wake_fd, m_loop->listen_fd, m_loop->clear_fd}) m_loop->watch(fd, EPOLLIN);
   m_loop->thread = std::thread([loop = m_loop.get()] { loop->run(); });
   return true;
+}
+
+std::unique_ptr<TcpStoreServer> TcpStoreServer::for_workers() {
+  std::unique_ptr<TcpStoreServer> server(new TcpStoreServer());
+  if (!server->open(0, nullptr, true)) throw cannot_host(0, errno);
+  return server;
 }
 
 TcpStoreServer::~TcpStoreServer() { stop(); }
@@ -396,11 +407,27 @@ bool TcpStoreServer::Loop::dialect_known(int fd) {
   return true;
 }
 
+/// torch 1.13's workers on an agent's store (TORCHELASTIC_USE_AGENT_STORE=True) put their keys
+/// under PrefixStore(`/worker/attempt_<TORCHELASTIC_RESTART_COUNT>`), which the wire shows as
+/// `//worker/attempt_N/key`; torch 2.x's use no prefix (`/key`). The agents of one round can
+/// have spent different numbers of restarts, so a store that serves one round's workers only
+/// reads every such key as `/key`: all of them meet, whatever their torch or their count.
+std::optional<std::string> TcpStoreServer::Loop::read_key(WireReader& r) const {
+  auto key = r.bytes();
+  if (!key || !merge_attempts) return key;
+  constexpr std::string_view prefix = "//worker/attempt_";
+  if (!key->starts_with(prefix)) return key;
+  std::size_t end = prefix.size();
+  while (end < key->size() && std::isdigit(static_cast<unsigned char>((*key)[end]))) ++end;
+  if (end == prefix.size() || end >= key->size() || (*key)[end] != '/') return key;
+  return key->substr(end);
+}
+
 /// Runs one command if the buffer holds all of it (returns false, changing nothing, if not).
 bool TcpStoreServer::Loop::handle(int fd, WireReader& r, Query q) {
   switch (q) {
     case Query::Set: {
-      auto key = r.bytes();
+      auto key = read_key(r);
       auto value = key ? r.bytes() : std::nullopt;
       if (!value) return false;
       store(*key, *value);
@@ -408,7 +435,7 @@ bool TcpStoreServer::Loop::handle(int fd, WireReader& r, Query q) {
     }
     case Query::CompareSet: return op_compare_set(fd, r);
     case Query::Get: {
-      auto key = r.bytes();
+      auto key = read_key(r);
       if (!key) return false;
       auto it = data.find(*key);
       if (it == data.end()) {
@@ -423,14 +450,14 @@ bool TcpStoreServer::Loop::handle(int fd, WireReader& r, Query q) {
     case Query::Wait: return op_wait(fd, r, true);
     case Query::GetNumKeys: reply_i64(fd, static_cast<std::int64_t>(data.size())); return true;
     case Query::WatchKey: {
-      auto key = r.bytes();
+      auto key = read_key(r);
       if (!key) return false;
       watchers.emplace(*key, fd);
       reply_byte(fd, static_cast<std::uint8_t>(Status::CallbackRegistered));
       return true;
     }
     case Query::DeleteKey: {
-      auto key = r.bytes();
+      auto key = read_key(r);
       if (!key) return false;
       auto it = data.find(*key);
       reply_i64(fd, it == data.end() ? 0 : 1);
@@ -480,7 +507,7 @@ bool TcpStoreServer::Loop::op_multi_get(int fd, WireReader& r) {
     throw Error(ErrorCode::Input, "a key list of " + std::to_string(*count) + " keys");
   std::vector<std::string> keys;
   for (std::int64_t i = 0; i < *count; ++i) {
-    auto key = r.bytes();
+    auto key = read_key(r);
     if (!key) return false;
     keys.push_back(std::move(*key));
   }
@@ -501,7 +528,7 @@ bool TcpStoreServer::Loop::op_multi_set(WireReader& r) {
     throw Error(ErrorCode::Input, "a MULTI_SET of " + std::to_string(*count) + " keys");
   std::vector<std::pair<std::string, std::string>> pairs;
   for (std::int64_t i = 0; i < *count; ++i) {
-    auto key = r.bytes();
+    auto key = read_key(r);
     auto value = key ? r.bytes() : std::nullopt;
     if (!value) return false;
     pairs.emplace_back(std::move(*key), std::move(*value));
@@ -512,7 +539,7 @@ bool TcpStoreServer::Loop::op_multi_set(WireReader& r) {
 
 /// APPEND: key, bytes added at the end of its value (created when absent); no reply.
 bool TcpStoreServer::Loop::op_append(WireReader& r) {
-  auto key = r.bytes();
+  auto key = read_key(r);
   auto value = key ? r.bytes() : std::nullopt;
   if (!value) return false;
   auto it = data.find(*key);
@@ -534,7 +561,7 @@ bool TcpStoreServer::Loop::op_wait(int fd, WireReader& r, bool blocking) {
     throw Error(ErrorCode::Input, "a key list of " + std::to_string(*count) + " keys");
   std::vector<std::string> missing;
   for (std::int64_t i = 0; i < *count; ++i) {
-    auto key = r.bytes();
+    auto key = read_key(r);
     if (!key) return false;
     if (!data.count(*key)) missing.push_back(*key);
   }
@@ -552,7 +579,7 @@ bool TcpStoreServer::Loop::op_wait(int fd, WireReader& r, bool blocking) {
 /// torch 1.13's rules, including its answer for an absent key with a non-empty `expected`:
 /// `expected` itself, with nothing stored (protocols/torch-c10d.md §3.3).
 bool TcpStoreServer::Loop::op_compare_set(int fd, WireReader& r) {
-  auto key = r.bytes();
+  auto key = read_key(r);
   auto expected = key ? r.bytes() : std::nullopt;
   auto desired = expected ? r.bytes() : std::nullopt;
   if (!desired) return false;
@@ -569,7 +596,7 @@ bool TcpStoreServer::Loop::op_compare_set(int fd, WireReader& r) {
 
 /// ADD on a decimal counter; a value that is not a number ends the connection, as in torch.
 bool TcpStoreServer::Loop::op_add(int fd, WireReader& r) {
-  auto key = r.bytes();
+  auto key = read_key(r);
   auto delta = key ? r.i64() : std::nullopt;
   if (!delta) return false;
   std::int64_t value = 0;

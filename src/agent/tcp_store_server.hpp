@@ -51,6 +51,10 @@ class TcpStoreServer {
   /// that only inferred it hosts then becomes a client); without an exception, whose first
   /// throw costs a static binary milliseconds of unwinder set-up.
   static std::unique_ptr<TcpStoreServer> unless_taken(int port, StoreObserver* observer = nullptr);
+  /// The store group rank 0's agent hosts for one round's workers, on a free port: keys a
+  /// torch 1.13 worker puts under `/worker/attempt_N` are read without that prefix, so that
+  /// workers of agents with different restart counts (and torch 2.x's) share them.
+  static std::unique_ptr<TcpStoreServer> for_workers();
   ~TcpStoreServer();
   TcpStoreServer(const TcpStoreServer&) = delete;
   TcpStoreServer& operator=(const TcpStoreServer&) = delete;
@@ -68,7 +72,7 @@ class TcpStoreServer {
  private:
   TcpStoreServer() = default;
   /// Listens and starts serving; false (errno set) when it cannot listen.
-  bool open(int port, StoreObserver* observer);
+  bool open(int port, StoreObserver* observer, bool merge_attempts = false);
 
   struct Loop;
   std::unique_ptr<Loop> m_loop;

@@ -255,3 +255,28 @@ TEST_CASE("tcp store: one server serves torch 1.13 and torch 2.x clients at once
   CHECK(new_client.get("late") == "c");  // a 2.x WAIT woken by a 1.13 SET
   later.join();
 }
+
+TEST_CASE("tcp store: a round's workers' store: workers of any restart count share their keys") {
+  for (Torch torch : {Torch::V1_13, Torch::V2_6}) {
+    auto server = TcpStoreServer::for_workers();
+    CHECK(run_python("torch_store_peer.py", {"workers", std::to_string(server->port())}, torch) ==
+          "'workers' b'a' b'2' b'2'\n");
+  }
+  // Only the exact form torch 1.13's PrefixStore puts on the wire loses its prefix.
+  auto server = TcpStoreServer::for_workers();
+  TcpStoreClient c("127.0.0.1", server->port(), 10s, Dialect::Torch1);
+  c.set("/worker/attempt_7/k", "v");  // on the wire: //worker/attempt_7/k
+  CHECK(c.get("k") == "v");
+  c.set("/worker/attempt_/x", "1");
+  c.set("/worker/attempt_3x/y", "2");
+  c.set("/worker/attempt_4", "3");
+  CHECK_FALSE(c.check({"x"}));
+  CHECK_FALSE(c.check({"y"}));
+  CHECK(c.get("/worker/attempt_3x/y") == "2");
+  CHECK(c.get("/worker/attempt_4") == "3");
+  // An ordinary server keeps every key as sent.
+  TcpStoreServer plain(0);
+  TcpStoreClient p("127.0.0.1", plain.port(), 10s, Dialect::Torch1);
+  p.set("/worker/attempt_7/k", "v");
+  CHECK_FALSE(p.check({"k"}));
+}

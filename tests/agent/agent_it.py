@@ -43,7 +43,7 @@ def fixed(h):
     check(len({(r["MASTER_ADDR"], r["MASTER_PORT"]) for r in recs}) == 1, "one master")
     for r in recs:
         check(int(r["RANK"]) == 2 * int(r["GROUP_RANK"]) + int(r["LOCAL_RANK"]), "rank layout %s" % r)
-        check(r["TORCHELASTIC_USE_AGENT_STORE"] == "False" and r["OMP_NUM_THREADS"] == "1", "env %s" % r)
+        check(r["TORCHELASTIC_USE_AGENT_STORE"] == "True" and r["OMP_NUM_THREADS"] == "1", "env %s" % r)
     state = h.etcd.state("fixed")
     check(state["status"] == "closed" and state["version"] == "1", "state %s" % state)
     check(state["keep_alives"] and all(k.startswith("/torchelastic/p2p/run_fixed/rdzv/v_1/rank_")
@@ -107,6 +107,24 @@ def worker_crash_restart(h):
     check(counts == ["0", "1"], "restart counts %s" % counts)
     check(h.etcd.state("crash")["version"] == "2", "one re-rendezvous")
     check(any("restart 1/2" in a.output() for a in agents), "restart logged")
+
+
+def agent_store_restart_counts(h):
+    """Group rank 0's agent hosts the workers' store; torch 1.13's workers name their keys
+    after their agent's restart count (/worker/attempt_N), which differs once one agent spent a
+    restart and the other restarted for free: round 2 still all-reduces."""
+    h.start_etcd()
+    args = ["--local_addr=127.0.0.1"] + rdzv(h, "counts", "2", "--max_restarts=2") + \
+        [os.path.join(HERE, "gloo_allreduce.py"), "--out", h.out, "--expect-world", "2",
+         "--crash-once", os.path.join(h.root, "crashed"), "--peer-waits"]
+    agents = [h.ejob("a%d" % i, args) for i in range(2)]
+    for a in agents:
+        expect_exit(a, 0, timeout=120)
+    recs = h.records()
+    check(sorted(r["rank"] for r in recs) == [0, 1], "ranks %s" % recs)
+    check(all(r["ok"] and r["sum"] == 3.0 for r in recs), "round 2 all-reduced %s" % recs)
+    check(sorted(r["restart_count"] for r in recs) == [0, 1], "restart counts %s" % recs)
+    check(all(r["agent_store"] == "True" for r in recs), "the agent's store %s" % recs)
 
 
 def worker_failure_final(h):
@@ -581,7 +599,8 @@ def etcd_v2_interop(h):
 
 
 SCENARIOS = {f.__name__: f for f in [
-    fixed, elastic_last_call, late_joiner_scale_up, worker_crash_restart, worker_failure_final,
+    fixed, elastic_last_call, late_joiner_scale_up, worker_crash_restart,
+    agent_store_restart_counts, worker_failure_final,
     agent_killed, signal_forwarding, closed_rendezvous, etcd_restart, malformed_state,
     https_client_certs, etcd_late, cli_errors,
     standalone, interop_ejob_first, interop_torchrun_first, interop_restart,

@@ -21,9 +21,13 @@ def main():
                    "file can be created (a crash in the middle of training)")
     p.add_argument("--hold", help="after recording, wait until this file exists (a job that is "
                    "still training)")
+    p.add_argument("--peer-waits", action="store_true", help="with --crash-once: before the "
+                   "crash, the other ranks wait to be stopped instead of failing in a collective, "
+                   "so that only the crashed rank's agent spends a restart")
     a = p.parse_args()
     rank = int(os.environ["RANK"])
     world = int(os.environ["WORLD_SIZE"])
+    waits = a.peer_waits and rank != 1 and not os.path.exists(a.crash_once)
     dist.init_process_group("gloo")
     ok = dist.get_rank() == rank and dist.get_world_size() == world == a.expect_world
     t = torch.tensor([float(rank + 1)])
@@ -35,11 +39,14 @@ def main():
             os._exit(3)
         except FileExistsError:
             pass
+    while waits:
+        time.sleep(0.1)  # until the agent stops this worker for the next round
     dist.barrier()
     rec = {"rank": rank, "world": world, "sum": t.item(), "ok": ok,
            "group_rank": int(os.environ["GROUP_RANK"]), "agent": os.environ.get("AGENT_TAG"),
            "restart_count": int(os.environ["TORCHELASTIC_RESTART_COUNT"]),
-           "master_addr": os.environ["MASTER_ADDR"]}
+           "master_addr": os.environ["MASTER_ADDR"],
+           "agent_store": os.environ.get("TORCHELASTIC_USE_AGENT_STORE")}
     if a.out:
         # Written whole, then renamed: the test polls the folder meanwhile (a half-written
         # record failed it with a JSON error).

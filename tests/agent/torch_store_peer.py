@@ -8,6 +8,9 @@ the bytes on the wire are the same.
                                       the port, serve until stdin closes
   torch_store_peer.py client PORT     run torch's client against the store at PORT and print
                                       one line per result
+  torch_store_peer.py workers PORT    the stores two workers of different restart counts make
+                                      of an agent's store at PORT (TORCHELASTIC_USE_AGENT_STORE=
+                                      True): what one writes, the other reads
 """
 
 import datetime
@@ -72,9 +75,29 @@ def torch2_only(c):
     show("after-cancel", c.get("never"), c.check(["m1", "app"]), c.num_keys())
 
 
+def run_workers(port):
+    """torch's own _create_c10d_store, as init_process_group's env:// rendezvous calls it."""
+    import importlib
+    import os
+    rendezvous = importlib.import_module("torch.distributed.rendezvous")
+    if TORCH2:  # as torch2_site/sitecustomize.py: Debian's 2.6 has no libuv, which it asks for
+        rendezvous.TCPStore = lambda *a, **k: dist.TCPStore(*a, **k, **STORE_ARGS)
+    os.environ["TORCHELASTIC_USE_AGENT_STORE"] = "True"
+    stores = []
+    for count in ("0", "1"):
+        os.environ["TORCHELASTIC_RESTART_COUNT"] = count
+        stores.append(rendezvous._create_c10d_store("127.0.0.1", port, int(count), 2, TIMEOUT))
+    stores[1].set("from-1", "a")
+    stores[0].add("barrier", 1)
+    stores[1].add("barrier", 1)
+    show("workers", stores[0].get("from-1"), stores[0].get("barrier"), stores[1].get("barrier"))
+
+
 def main():
     if sys.argv[1] == "server":
         serve()
+    elif sys.argv[1] == "workers":
+        run_workers(int(sys.argv[2]))
     else:
         run_client(int(sys.argv[2]))
 

@@ -62,7 +62,7 @@ def main():
         if a.crash_signal:
             os.kill(os.getpid(), a.crash_signal)
         sys.exit(3)
-    links = link_ranks() if a.linked else []
+    links = link_ranks(a.out) if a.linked else []
     while a.hold and not os.path.exists(a.hold):
         for s in links:
             s.settimeout(0)
@@ -76,18 +76,29 @@ def main():
         time.sleep(0.05)
 
 
-def link_ranks():
-    """Rank 0 accepts a connection from every other rank on MASTER_ADDR:MASTER_PORT."""
+def link_ranks(out):
+    """Rank 0 accepts a connection from every other rank on MASTER_ADDR:MASTER_PORT, or, where
+    the agent hosts the workers' store there (TORCHELASTIC_USE_AGENT_STORE=True), on a free
+    port it names in a file of --out, as a process group would find it in that store."""
     rank, world = int(os.environ["RANK"]), int(os.environ["WORLD_SIZE"])
     addr = (os.environ["MASTER_ADDR"], int(os.environ["MASTER_PORT"]))
+    agent_store = os.environ.get("TORCHELASTIC_USE_AGENT_STORE") == "True"
+    port_file = os.path.join(out, "link_%d.port" % addr[1])
     if rank == 0:
-        server = socket.create_server(addr, reuse_port=False)
+        server = socket.create_server((addr[0], 0) if agent_store else addr, reuse_port=False)
+        if agent_store:
+            with open(port_file + ".tmp", "w") as f:
+                f.write(str(server.getsockname()[1]))
+            os.rename(port_file + ".tmp", port_file)
         links = [server.accept()[0] for _ in range(world - 1)]
         server.close()
         return links
     deadline = time.time() + 60
     while True:
         try:
+            if agent_store:
+                with open(port_file) as f:
+                    addr = (addr[0], int(f.read()))
             return [socket.create_connection(addr, timeout=5)]
         except OSError:
             if time.time() > deadline:
