@@ -4,6 +4,7 @@
 #include <netdb.h>
 #include <unistd.h>
 
+#include "ejob/agent/agent_signals.hpp"
 #include "ejob/agent/log.hpp"
 #include "ejob/agent/state_pickle.hpp"
 #include "ejob/agent/store_codec.hpp"
@@ -75,7 +76,10 @@ C10dStateBackend::C10dStateBackend(std::unique_ptr<TcpStoreClient> client,
   if (m_host || !m_side_client) return;
   m_side_client->watch_key(m_announced ? news_key(run_id) : m_key);
   m_watching = true;
-  m_watch_thread = std::thread([this] { watch_loop(); });
+  m_watch_thread = std::thread([this] {
+    block_signals_in_this_thread();
+    watch_loop();
+  });
 }
 
 C10dStateBackend::~C10dStateBackend() {

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <random>
 
+#include "ejob/agent/agent_signals.hpp"
 #include "ejob/agent/log.hpp"
 #include "ejob/agent/state_pickle.hpp"
 #include "ejob/util/error.hpp"
@@ -256,7 +257,10 @@ void DynamicRendezvous::shutdown() {
 void DynamicRendezvous::start_heartbeats() {
   stop_heartbeats();
   m_heartbeat_stop = false;
-  m_heartbeat = std::thread([this] { heartbeat_loop(); });
+  m_heartbeat = std::thread([this] {
+    block_signals_in_this_thread();
+    heartbeat_loop();
+  });
 }
 
 void DynamicRendezvous::stop_heartbeats() {

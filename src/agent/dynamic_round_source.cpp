@@ -9,6 +9,7 @@
 #include <mutex>
 #include <thread>
 
+#include "ejob/agent/agent_signals.hpp"
 #include "ejob/agent/host_identity.hpp"
 #include "ejob/agent/log.hpp"
 #include "ejob/agent/rank_assignment.hpp"
@@ -29,7 +30,10 @@ class DynamicRoundWatcher : public RoundWatcher {
  public:
   explicit DynamicRoundWatcher(DynamicRendezvous& rdzv)
       : m_rdzv(rdzv), m_fd(::eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK)) {
-    m_thread = std::thread([this] { run(); });
+    m_thread = std::thread([this] {
+      block_signals_in_this_thread();
+      run();
+    });
   }
   ~DynamicRoundWatcher() override {
     stop();

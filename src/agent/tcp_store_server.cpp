@@ -23,6 +23,7 @@
 #include <utility>
 #include <vector>
 
+#include "ejob/agent/agent_signals.hpp"
 #include "ejob/agent/log.hpp"
 #include "ejob/agent/tcp_store_wire.hpp"
 #include "ejob/util/error.hpp"
@@ -217,7 +218,11 @@ bool TcpStoreServer::open(int port, StoreObserver* observer, bool merge_attempts
   m_loop->clear_fd = ::eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
   m_loop->epoll_fd = ::epoll_create1(EPOLL_CLOEXEC);
   for (int fd : {m_loop->wake_fd, m_loop->listen_fd, m_loop->clear_fd}) m_loop->watch(fd, EPOLLIN);
-  m_loop->thread = std::thread([loop = m_loop.get()] { loop->run(); });
+  // Forwarded signals reach the agent's main thread only, whatever the creating thread's mask.
+  m_loop->thread = std::thread([loop = m_loop.get()] {
+    block_signals_in_this_thread();
+    loop->run();
+  });
   return true;
 }
 
