@@ -135,7 +135,10 @@ def memory_kib(pid):
 
 
 def workers_of(agent_pid, procs):
-    return sorted(p for p in descendants(agent_pid, procs) if "train.py" in procs[p][2]
+    """The workers' pythons: running train.py, or ejob-agent's warm workers (PET_PRELOAD),
+    whose command line is the boot program until their round is complete."""
+    return sorted(p for p in descendants(agent_pid, procs)
+                  if ("train.py" in procs[p][2] or "_ejob_warm" in procs[p][2])
                   and procs[p][2].startswith(PYTHON))
 
 
@@ -232,6 +235,7 @@ class Bench:
         self.jobs, self.agents = [], []
         self.sessions = set()       # every session started (to check for leftovers)
         self.n = 0
+        self.cold = args.cold
 
     # -- ejob
     def job_dir(self, name):
@@ -253,8 +257,9 @@ class Bench:
         boot = boot_time()
         t0 = time.time()
         self.jobs.append(name)
+        cold = ["-e", "PET_PRELOAD="] if self.cold else []
         submit = subprocess.Popen([self.ejob, "submit", self.jobfile, "--local", "--name", name,
-                                   "--exact-name"], cwd=REPO, env=self.env, stdout=out,
+                                   "--exact-name"] + cold, cwd=REPO, env=self.env, stdout=out,
                                   stderr=subprocess.STDOUT)
         nodes = os.path.join(self.job_dir(name), "nodes")
         seen = first_epoch(lambda: glob.glob(os.path.join(nodes, "*.log")))
@@ -287,7 +292,9 @@ class Bench:
         r = {"launcher": "ejob", "t0": t0, "submit": t_submit - t0,
              "agents": max(start_time(p, boot) for p in agents) - t0,
              "final": watch.t_final - t0,
-             "workers": max(start_time(p, boot) for p in workers) - t0 if workers else None,
+             # Warm workers start before the round and are released when it is complete.
+             "workers": max([start_time(p, boot) - t0 for p in workers] +
+                            [watch.t_final - t0]) if workers else None,
              "epoch": t_epoch - t0}
         per = lambda i: (sum(mem[p][i] for p in agents) / len(agents)  # noqa: E731
                          + mem[etcd][i] / 2 + mem[sup][i] / 2) if all(
@@ -486,6 +493,8 @@ def main():
     p.add_argument("--repeat", type=int, default=5)
     p.add_argument("--quick", action="store_true", help="1 run of each")
     p.add_argument("--keep", action="store_true", help="keep the temporary folder (logs)")
+    p.add_argument("--cold", action="store_true", help="ejob's workers start after the round "
+                   "(PET_PRELOAD emptied), as torchrun's do")
     a = p.parse_args()
     if a.quick:
         a.repeat = 1

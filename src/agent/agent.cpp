@@ -6,18 +6,42 @@
 #include "ejob/agent/failure_report.hpp"
 #include "ejob/agent/host_identity.hpp"
 #include "ejob/agent/log.hpp"
+#include "ejob/agent/warm_start.hpp"
 #include "ejob/agent/worker_env.hpp"
 
 namespace ejob::agent {
 
 Agent::Agent(LaunchConfig config, Environment env, RoundSource& source, AgentSignals& signals)
-    : m_config(std::move(config)), m_env(std::move(env)), m_source(source), m_signals(signals) {}
+    : m_config(std::move(config)),
+      m_env(std::move(env)),
+      m_source(source),
+      m_signals(signals),
+      m_warm(can_start_warm(m_config)) {}
+
+/// Worker `i`'s launch: `id`'s environment, logs in `attempt`, argv not yet set.
+WorkerLaunch Agent::launch_of(int i, const std::string& attempt, const WorkerIdentity& id) const {
+  auto lr = static_cast<size_t>(i);
+  std::string dir = attempt + "/" + std::to_string(i);
+  WorkerLaunch w;
+  w.env = worker_environment(m_env, m_config, id);
+  auto redirect = static_cast<int>(m_config.redirects[lr]) | static_cast<int>(m_config.tee[lr]);
+  auto tee = static_cast<int>(m_config.tee[lr]);
+  if (redirect & 1) w.stdout_file = dir + "/stdout.log";
+  if (redirect & 2) w.stderr_file = dir + "/stderr.log";
+  w.tee_stdout = (tee & 1) != 0;
+  w.tee_stderr = (tee & 2) != 0;
+  w.prefix = "[" + m_config.role + std::to_string(i) + "]:";
+  return w;
+}
+
+std::string Agent::error_file(const std::string& attempt, int i) {
+  return attempt + "/" + std::to_string(i) + "/error.json";
+}
 
 std::vector<WorkerLaunch> Agent::launches(const Round& round, const std::string& attempt) const {
   std::vector<WorkerLaunch> out;
   for (int i = 0; i < m_config.nproc_per_node; ++i) {
     auto lr = static_cast<size_t>(i);
-    std::string dir = attempt + "/" + std::to_string(i);
     WorkerIdentity id{i,
                       round.ranks.global_ranks[lr],
                       round.ranks.role_ranks[lr],
@@ -28,18 +52,27 @@ std::vector<WorkerLaunch> Agent::launches(const Round& round, const std::string&
                       round.master_addr,
                       round.master_port,
                       m_restarts,
-                      dir + "/error.json",
+                      error_file(attempt, i),
                       round.use_agent_store};
-    WorkerLaunch w;
+    WorkerLaunch w = launch_of(i, attempt, id);
     w.argv = worker_argv(m_config, i);
-    w.env = worker_environment(m_env, m_config, id);
-    auto redirect = static_cast<int>(m_config.redirects[lr]) | static_cast<int>(m_config.tee[lr]);
-    auto tee = static_cast<int>(m_config.tee[lr]);
-    if (redirect & 1) w.stdout_file = dir + "/stdout.log";
-    if (redirect & 2) w.stderr_file = dir + "/stderr.log";
-    w.tee_stdout = (tee & 1) != 0;
-    w.tee_stderr = (tee & 2) != 0;
-    w.prefix = "[" + m_config.role + std::to_string(i) + "]:";
+    if (m_warm) w.release = warm_release_message(w.argv, w.env);
+    out.push_back(std::move(w));
+  }
+  return out;
+}
+
+/// The warm workers of the next attempt: what they are before the round is known.
+std::vector<WorkerLaunch> Agent::warm_launches(const std::string& attempt) const {
+  std::vector<WorkerLaunch> out;
+  for (int i = 0; i < m_config.nproc_per_node; ++i) {
+    WorkerIdentity id;
+    id.local_rank = i;
+    id.restart_count = m_restarts;
+    id.error_file = error_file(attempt, i);
+    WorkerLaunch w = launch_of(i, attempt, id);
+    w.argv = warm_argv(m_config, WorkerGroup::k_control_fd);
+    w.env = warm_environment(std::move(w.env));
     out.push_back(std::move(w));
   }
   return out;
@@ -49,11 +82,12 @@ int Agent::run() {
   LogDir logs(m_config.log_dir, m_config.run_id);
   log_info("log directory: " + logs.path());
   m_signals.exit_on_signal();
-  Round round = m_source.next_round();
   while (true) {
     std::string attempt = logs.prepare_attempt(m_restarts, m_config.nproc_per_node);
-    m_signals.queue_signals();
     WorkerGroup group(m_signals.fd());
+    if (m_warm) group.prestart(warm_launches(attempt));
+    Round round = m_source.next_round();
+    m_signals.queue_signals();
     group.start(launches(round, attempt));
     std::unique_ptr<RoundWatcher> watcher = m_source.watch(round);
     GroupResult result = group.wait(watcher ? watcher->fd() : -1);
@@ -81,7 +115,6 @@ int Agent::run() {
       log_info("membership change; restarting the worker group without spending a restart");
     }
     m_signals.exit_on_signal();
-    round = m_source.next_round();
   }
 }
 
@@ -89,7 +122,7 @@ int Agent::fail(const Round& round, const GroupResult& result, const std::string
   std::vector<WorkerFailure> failures;
   for (const auto& e : result.failed)
     failures.push_back({e, round.ranks.global_ranks[static_cast<size_t>(e.local_rank)],
-                        attempt + "/" + std::to_string(e.local_rank) + "/error.json"});
+                        error_file(attempt, e.local_rank)});
   std::string summary = format_failure_summary(m_config.entrypoint_name, fq_hostname(), failures);
   std::fputs(summary.c_str(), stderr);
   std::fflush(stderr);

@@ -3,12 +3,14 @@
 /// start the workers, and react the moment something happens — success (exit barrier, close),
 /// a failed worker (stop the others, re-rendezvous, restart while restarts remain; else report
 /// and close), a membership change (restart without spending a restart) or a forwarded signal
-/// (stop the workers with it, exit 128+signal, leave the rendezvous open).
+/// (stop the workers with it, exit 128+signal, leave the rendezvous open). With --preload each
+/// attempt's workers start warm before its round and are released once it is complete.
 
 #include "ejob/agent/agent_signals.hpp"
 #include "ejob/agent/launch_config.hpp"
 #include "ejob/agent/log_dir.hpp"
 #include "ejob/agent/round_source.hpp"
+#include "ejob/agent/worker_env.hpp"
 #include "ejob/agent/worker_group.hpp"
 
 namespace ejob::agent {
@@ -22,13 +24,18 @@ class Agent {
   int run();
 
  private:
+  [[nodiscard]] WorkerLaunch launch_of(int i, const std::string& attempt,
+                                       const WorkerIdentity& id) const;
+  [[nodiscard]] static std::string error_file(const std::string& attempt, int local_rank);
   std::vector<WorkerLaunch> launches(const Round& round, const std::string& attempt_dir) const;
+  std::vector<WorkerLaunch> warm_launches(const std::string& attempt_dir) const;
   int fail(const Round& round, const GroupResult& result, const std::string& attempt_dir);
 
   LaunchConfig m_config;
   Environment m_env;
   RoundSource& m_source;
   AgentSignals& m_signals;
+  bool m_warm;  ///< --preload: each attempt's workers start before its round (warm_start.hpp)
   int m_restarts = 0;
 };
 

@@ -198,6 +198,9 @@ LaunchConfig make_launch_config(const LaunchOptions& o, const Environment& env,
     c.master_port = e.port;
   }
   c.command = command_of(o, env);
+  if (!o.preload.empty() && o.no_python && !o.run_path)
+    usage("--preload needs a python worker; it cannot be used with --no_python.");
+  c.preload = o.preload;
   if (o.torch_version) c.torch = dialect_of_torch_version(*o.torch_version);
   auto no_share = env.find("TORCH_DISABLE_SHARE_RDZV_TCP_STORE");
   c.share_agent_store = no_share == env.end() || no_share->second != "1";

@@ -52,6 +52,7 @@ struct LaunchConfig {
   int master_port = 0;
   std::optional<std::string> local_addr;  ///< published as MASTER_ADDR by group rank 0
   std::vector<std::string> command;       ///< worker argv before ${local_rank} substitution
+  std::string preload;                    ///< --preload: modules warm workers import
   std::string entrypoint_name;            ///< the script (or binary) named in failure summaries
   /// The torch dialect spoken: from --torch_version here; when absent, agent_main reads the
   /// worker python's torch (resolve_torch_dialect).

@@ -4,6 +4,7 @@
 #include <filesystem>
 #include <fstream>
 
+#include "ejob/agent/warm_start.hpp"
 #include "ejob/agent/worker_env.hpp"
 #include "ejob/util/error.hpp"
 
@@ -214,4 +215,38 @@ TEST_CASE("launch config: --torch_version picks the dialect; without it the work
   LaunchConfig c4 = config({"t.py"}, {{"PYTHON_EXEC", "/nonexistent/python3"}});
   CHECK(resolve_torch_dialect(c4, true) == std::nullopt);
   CHECK(c4.torch == RdzvDialect::Torch1_13);
+}
+
+TEST_CASE("warm workers: --preload or PET_PRELOAD, the boot command, the release and its env") {
+  CHECK_FALSE(can_start_warm(config({"t.py"})));
+  LaunchConfig c = config({"--preload", "torch,numpy", "t.py", "--epochs=2"},
+                          {{"PYTHON_EXEC", "/usr/bin/python3"}});
+  REQUIRE(can_start_warm(c));
+  CHECK(can_start_warm(config({"-m", "pkg.train"}, {{"PET_PRELOAD", "torch"}})));
+  CHECK_THROWS_WITH(config({"--preload", "torch", "--no_python", "/bin/true"}),
+                    Catch::Contains("--preload needs a python worker"));
+  std::vector<std::string> boot = warm_argv(c, 3);
+  REQUIRE(boot.size() == 6);
+  CHECK(boot[0] == "/usr/bin/python3");
+  CHECK(boot[1] == "-u");
+  CHECK(boot[2] == "-c");
+  CHECK(boot[4] == "3");
+  CHECK(boot[5] == "torch,numpy");
+  // What the pipe gets: the command after `python -u`, then the environment, NUL-separated.
+  std::string message = warm_release_message(worker_argv(c, 0), {{"A", "1"}, {"B", "x=y"}});
+  constexpr char expected[] = "2\0t.py\0--epochs=2\0A=1\0B=x=y\0";
+  CHECK(message == std::string(expected, sizeof expected - 1));
+  // Before the round, a worker's environment has everything but what the round decides.
+  WorkerIdentity id;
+  id.local_rank = 1;
+  id.restart_count = 2;
+  id.error_file = "/logs/attempt_2/1/error.json";
+  Environment env = warm_environment(worker_environment({{"PATH", "/bin"}}, c, id));
+  CHECK(env["LOCAL_RANK"] == "1");
+  CHECK(env["TORCHELASTIC_RESTART_COUNT"] == "2");
+  CHECK(env["PATH"] == "/bin");
+  for (const char* key :
+       {"RANK", "GROUP_RANK", "ROLE_RANK", "WORLD_SIZE", "GROUP_WORLD_SIZE", "ROLE_WORLD_SIZE",
+        "MASTER_ADDR", "MASTER_PORT", "TORCHELASTIC_USE_AGENT_STORE"})
+    CHECK_FALSE(env.count(key));
 }

@@ -111,6 +111,7 @@ const std::vector<FlagSpec>& flag_table() {
       {"master_port", spellings({"--master_port"}), Kind::Value, EJOB_INT(master_port)},
       {"local_addr", spellings({"--local_addr"}), Kind::Value, EJOB_STR(local_addr)},
       {"torch_version", spellings({"--torch_version"}), Kind::Value, EJOB_STR(torch_version)},
+      {"preload", {"--preload"}, Kind::Value, EJOB_STR(preload)},
   };
   return table;
 }
@@ -144,7 +145,9 @@ void apply_environment(LaunchOptions& o, const Environment& env) {
 }
 
 /// ejob-agent's own flags, which torchrun does not have.
-bool ejob_only(const FlagSpec& f) { return std::string_view(f.dest) == "torch_version"; }
+bool ejob_only(const FlagSpec& f) {
+  return std::string_view(f.dest) == "torch_version" || std::string_view(f.dest) == "preload";
+}
 
 /// The flag of which `option` is a unique prefix among torchrun's flags (ejob_own false)
 /// or among ejob's own (true); nullptr when none.
@@ -273,7 +276,7 @@ std::string launch_usage() {
                   [--run_path] [--log_dir LOG_DIR] [-r REDIRECTS] [-t TEE]
                   [--node_rank NODE_RANK] [--master_addr MASTER_ADDR]
                   [--master_port MASTER_PORT] [--local_addr LOCAL_ADDR]
-                  [--torch_version TORCH_VERSION]
+                  [--torch_version TORCH_VERSION] [--preload MODULES]
                   training_script ...
 
 A drop-in for torchrun (torch.distributed.run 1.13) that joins the same etcd rendezvous.
@@ -306,6 +309,9 @@ the environment fallback PET_<FLAG> (PET_NNODES=2); the command line wins.
                             1.13 or 2.x: the store protocol, state and worker environment
                             spoken (ejob's flag; default: read from the worker's python, else
                             1.13)
+  --preload M1,M2,...       start each worker's python while the round forms and import these
+                            modules there (e.g. torch); the script runs once the round is
+                            complete (ejob's flag; docs/agent.md, Warm workers)
 
 The worker interpreter is $PYTHON_EXEC, else python3. "${local_rank}" in script arguments is
 replaced by each worker's local rank.

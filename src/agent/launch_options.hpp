@@ -44,6 +44,9 @@ struct LaunchOptions {
   /// ejob's own: the torch the workers run (`1.13`, `2.6.0`…), whose dialect the agent speaks;
   /// detected from the worker's python when absent.
   std::optional<std::string> torch_version;
+  /// ejob's own: modules each worker's python imports before the round completes
+  /// (warm_start.hpp), comma-separated; empty: none.
+  std::string preload;
   bool help = false;
   std::string training_script;
   std::vector<std::string> training_script_args;

@@ -26,6 +26,8 @@ struct WorkerLaunch {
   bool tee_stdout = false;  ///< also copy stdout to the console, prefixed
   bool tee_stderr = false;
   std::string prefix;  ///< e.g. `[default0]:`
+  /// For a worker prestarted warm: what its pipe is sent instead of starting a process.
+  std::string release;
 };
 
 /// How a worker ended: exit status, or minus the signal that killed it.
@@ -60,8 +62,14 @@ class WorkerGroup {
   WorkerGroup(const WorkerGroup&) = delete;
   WorkerGroup& operator=(const WorkerGroup&) = delete;
 
-  /// Starts the workers. Throws ejob::Error(Io) when a log file cannot be opened or a process
-  /// cannot be created.
+  /// The fd on which a prestarted worker reads its release.
+  static constexpr int k_control_fd = 3;
+  /// Starts warm workers, one per local rank, each with a pipe on k_control_fd that start()
+  /// writes its release into (warm_start.hpp). Throws as start().
+  void prestart(const std::vector<WorkerLaunch>& warm);
+  /// Starts the workers: releases each prestarted one; starts a process for the others, and
+  /// for one that died before its release. Throws ejob::Error(Io) when a log file cannot be
+  /// opened or a process cannot be created.
   void start(const std::vector<WorkerLaunch>& workers);
   /// Blocks until the group succeeds, a worker fails, `watch_fd` (-1: none) is readable or a
   /// forwarded signal arrives.
@@ -79,6 +87,8 @@ class WorkerGroup {
  private:
   struct Worker;
   struct Tee;
+  pid_t spawn(const WorkerLaunch& w, int control_fd);
+  bool release(int local_rank, const std::string& message);
   void reap();
   bool read_tee(Tee& tee);
   void drain_tees(std::chrono::milliseconds limit);

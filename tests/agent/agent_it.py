@@ -127,6 +127,42 @@ def agent_store_restart_counts(h):
     check(all(r["agent_store"] == "True" for r in recs), "the agent's store %s" % recs)
 
 
+def _warm(h, run_id, preload, extra_env=None):
+    """Two ejob-agents whose workers start warm; a worker crashes once after the all-reduce
+    (its peer waits), so both agents restart and round 2's workers start warm again."""
+    h.start_etcd()
+    script = os.path.join(HERE, "gloo_allreduce.py")
+    args = ["--local_addr=127.0.0.1", "--preload=" + preload] + \
+        rdzv(h, run_id, "2", "--max_restarts=2") + \
+        [script, "--out", h.out, "--expect-world", "2", "--crash-once",
+         os.path.join(h.root, "crashed"), "--peer-waits"]
+    agents = [h.ejob("a%d" % i, args, extra_env) for i in range(2)]
+    for a in agents:
+        expect_exit(a, 0, timeout=120)
+    recs = h.records()
+    check(sorted(r["rank"] for r in recs) == [0, 1], "ranks %s" % recs)
+    check(all(r["ok"] and r["sum"] == 3.0 for r in recs), "round 2 all-reduced %s" % recs)
+    check(all(r["argv0"] == script and r["path0"] == HERE for r in recs), "argv, path %s" % recs)
+    return agents, recs
+
+
+def warm_workers(h):
+    """--preload torch: the workers' pythons import torch before their round is complete, and
+    run the script as python would (argv, sys.path[0], environment), in every attempt."""
+    agents, recs = _warm(h, "warm", "torch")
+    check(all(r["preloaded"] for r in recs), "torch imported before the script %s" % recs)
+    check(not any("starting it afresh" in a.output() for a in agents), "no worker started cold")
+
+
+def warm_worker_lost(h):
+    """A warm worker that dies before its round (here: on importing its preload) is replaced
+    by a fresh process when the round is complete; the job still trains."""
+    agents, recs = _warm(h, "warmlost", "die_on_import", {"PYTHONPATH": HERE})
+    check(not any(r["preloaded"] for r in recs), "fresh processes %s" % recs)
+    check(all("ended before its round; starting it afresh" in a.output() for a in agents),
+          "the loss logged")
+
+
 def worker_failure_final(h):
     """No restarts left: the others are stopped, the root cause is reported, the error file
     written, the run closed, exit 1."""
@@ -600,7 +636,7 @@ def etcd_v2_interop(h):
 
 SCENARIOS = {f.__name__: f for f in [
     fixed, elastic_last_call, late_joiner_scale_up, worker_crash_restart,
-    agent_store_restart_counts, worker_failure_final,
+    agent_store_restart_counts, warm_workers, warm_worker_lost, worker_failure_final,
     agent_killed, signal_forwarding, closed_rendezvous, etcd_restart, malformed_state,
     https_client_certs, etcd_late, cli_errors,
     standalone, interop_ejob_first, interop_torchrun_first, interop_restart,

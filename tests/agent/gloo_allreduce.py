@@ -9,7 +9,9 @@ import os
 import sys
 import time
 
-import torch
+PRELOADED = "torch" in sys.modules  # ejob-agent's warm workers (--preload torch)
+
+import torch  # noqa: E402
 import torch.distributed as dist
 
 
@@ -46,7 +48,8 @@ def main():
            "group_rank": int(os.environ["GROUP_RANK"]), "agent": os.environ.get("AGENT_TAG"),
            "restart_count": int(os.environ["TORCHELASTIC_RESTART_COUNT"]),
            "master_addr": os.environ["MASTER_ADDR"],
-           "agent_store": os.environ.get("TORCHELASTIC_USE_AGENT_STORE")}
+           "agent_store": os.environ.get("TORCHELASTIC_USE_AGENT_STORE"),
+           "preloaded": PRELOADED, "argv0": sys.argv[0], "path0": sys.path[0]}
     if a.out:
         # Written whole, then renamed: the test polls the folder meanwhile (a half-written
         # record failed it with a JSON error).
