@@ -22,7 +22,10 @@ checks that nothing it started is left.
 
 Usage (from anywhere; run with Debian's python, which has torch):
   /usr/bin/python3 bench/local/bench.py [--ejob build/ci/ejob] [--repeat 5] [--quick]
-      [--jobfile examples/digits.yaml] [--keep]
+      [--jobfile examples/digits.yaml] [--keep] [--cold]
+
+ejob-agent's warm workers (PET_PRELOAD in the job) start before the round: their "started" is
+when the round turned final, after which the agent releases them. --cold empties PET_PRELOAD.
 """
 import argparse
 import glob
