@@ -6,6 +6,8 @@
 /// at once with status 128+signal, without closing the rendezvous (as torchrun).
 
 #include <csignal>
+#include <thread>
+#include <utility>
 
 namespace ejob::agent {
 
@@ -28,9 +30,20 @@ class AgentSignals {
   int m_fd = -1;
 };
 
-/// Blocks all signals in the calling thread (helper threads call it first thing so that
-/// process-directed signals reach the main thread only).
+/// Blocks all signals in the calling thread.
 void block_signals_in_this_thread();
+
+/// Starts one of the agent's helper threads, which blocks every signal before `body` runs: a
+/// thread inherits its creator's mask, and the main thread lets the forwarded signals through
+/// while it waits for a round (AgentSignals::exit_on_signal), so a helper started then would
+/// take a later SIGTERM and end the agent before it stopped its workers.
+template <typename Body>
+std::thread start_helper_thread(Body body) {
+  return std::thread([body = std::move(body)]() mutable {
+    block_signals_in_this_thread();
+    body();
+  });
+}
 
 /// The signal's name as Python's signal.Signals(n).name, e.g. SIGKILL.
 const char* signal_name(int sig);

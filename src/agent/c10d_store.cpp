@@ -76,10 +76,7 @@ C10dStateBackend::C10dStateBackend(std::unique_ptr<TcpStoreClient> client,
   if (m_host || !m_side_client) return;
   m_side_client->watch_key(m_announced ? news_key(run_id) : m_key);
   m_watching = true;
-  m_watch_thread = std::thread([this] {
-    block_signals_in_this_thread();
-    watch_loop();
-  });
+  m_watch_thread = start_helper_thread([this] { watch_loop(); });
 }
 
 C10dStateBackend::~C10dStateBackend() {

@@ -257,10 +257,7 @@ void DynamicRendezvous::shutdown() {
 void DynamicRendezvous::start_heartbeats() {
   stop_heartbeats();
   m_heartbeat_stop = false;
-  m_heartbeat = std::thread([this] {
-    block_signals_in_this_thread();
-    heartbeat_loop();
-  });
+  m_heartbeat = start_helper_thread([this] { heartbeat_loop(); });
 }
 
 void DynamicRendezvous::stop_heartbeats() {

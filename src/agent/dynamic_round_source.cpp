@@ -30,10 +30,7 @@ class DynamicRoundWatcher : public RoundWatcher {
  public:
   explicit DynamicRoundWatcher(DynamicRendezvous& rdzv)
       : m_rdzv(rdzv), m_fd(::eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK)) {
-    m_thread = std::thread([this] {
-      block_signals_in_this_thread();
-      run();
-    });
+    m_thread = start_helper_thread([this] { run(); });
   }
   ~DynamicRoundWatcher() override {
     stop();

@@ -8,10 +8,7 @@ namespace ejob::agent {
 
 LeaseRenewer::LeaseRenewer(const EtcdClientOptions& options, std::string key, int ttl_s)
     : m_client(options), m_key(std::move(key)), m_ttl_s(ttl_s) {
-  m_thread = std::thread([this] {
-    block_signals_in_this_thread();
-    run();
-  });
+  m_thread = start_helper_thread([this] { run(); });
 }
 
 LeaseRenewer::~LeaseRenewer() { stop(); }

@@ -15,10 +15,7 @@ EtcdRoundWatcher::EtcdRoundWatcher(const EtcdClientOptions& options, std::string
     : m_client(options), m_key(std::move(state_key)), m_version(std::move(version)) {
   m_fd = ::eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
   if (m_fd < 0) throw Error(ErrorCode::Internal, "eventfd failed");
-  m_thread = std::thread([this] {
-    block_signals_in_this_thread();
-    run();
-  });
+  m_thread = start_helper_thread([this] { run(); });
 }
 
 EtcdRoundWatcher::~EtcdRoundWatcher() {

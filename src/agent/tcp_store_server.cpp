@@ -218,11 +218,7 @@ bool TcpStoreServer::open(int port, StoreObserver* observer, bool merge_attempts
   m_loop->clear_fd = ::eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
   m_loop->epoll_fd = ::epoll_create1(EPOLL_CLOEXEC);
   for (int fd : {m_loop->wake_fd, m_loop->listen_fd, m_loop->clear_fd}) m_loop->watch(fd, EPOLLIN);
-  // Forwarded signals reach the agent's main thread only, whatever the creating thread's mask.
-  m_loop->thread = std::thread([loop = m_loop.get()] {
-    block_signals_in_this_thread();
-    loop->run();
-  });
+  m_loop->thread = start_helper_thread([loop = m_loop.get()] { loop->run(); });
   return true;
 }
 
