@@ -13,8 +13,8 @@
 #include <string_view>
 #include <vector>
 
-#include "ejob/helm/chart.hpp"
-#include "ejob/helm/render_chart.hpp"
+#include "src/render/helm/chart.hpp"
+#include "src/render/helm/render_chart.hpp"
 
 namespace {
 
@@ -54,19 +54,19 @@ BenchArgs parse_args(int argc, char** argv) {
 int main(int argc, char** argv) {
   try {
     const BenchArgs args = parse_args(argc, argv);
-    ejob::render::RenderOptions options;
-    options.chart = ejob::render::load_chart(args.chart_dir);
+    ejob::render::helm::RenderOptions options;
+    options.chart = ejob::render::helm::load_chart(args.chart_dir);
     options.release_name = args.name;
     options.values.set = args.sets;
-    ejob::render::RenderIo io;
+    ejob::render::helm::RenderIo io;
     io.read = [](const std::string& path) -> std::string {
       throw std::runtime_error("unexpected read of " + path);
     };
     io.warn = [](const std::string&) {};
-    std::string out = ejob::render::render_chart(options, io);  // warm-up
+    std::string out = ejob::render::helm::render_chart(options, io);  // warm-up
     const auto start = std::chrono::steady_clock::now();
     for (long i = 0; i < args.iterations; ++i) {
-      out = ejob::render::render_chart(options, io);
+      out = ejob::render::helm::render_chart(options, io);
     }
     const auto elapsed = std::chrono::steady_clock::now() - start;
     const long long per_op =

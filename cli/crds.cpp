@@ -2,9 +2,9 @@
 // charts/elasticjob-crd, ready for `kubectl apply -f -`.
 #include <iostream>
 
-#include "ejob/cli/commands.hpp"
-#include "ejob/cli/embedded.hpp"
-#include "ejob/util/error.hpp"
+#include "cli/commands.hpp"
+#include "cli/embedded.hpp"
+#include "src/util/error.hpp"
 
 namespace ejob::cli {
 

@@ -6,18 +6,18 @@
 #include <iostream>
 #include <thread>
 
-#include "ejob/cli/commands.hpp"
-#include "ejob/cli/job.hpp"
-#include "ejob/cli/job_table.hpp"
-#include "ejob/cli/kube_flags.hpp"
-#include "ejob/cli/local_job.hpp"
-#include "ejob/go/time.hpp"
-#include "ejob/job/cluster_backend.hpp"
-#include "ejob/job/cluster_submit.hpp"
-#include "ejob/job/job_pods.hpp"
-#include "ejob/job/job_wait.hpp"
-#include "ejob/job/jobs.hpp"
-#include "ejob/util/error.hpp"
+#include "cli/commands.hpp"
+#include "cli/job.hpp"
+#include "cli/kube_flags.hpp"
+#include "cli/local_job.hpp"
+#include "src/job/cluster_backend.hpp"
+#include "src/job/cluster_submit.hpp"
+#include "src/job/job_pods.hpp"
+#include "src/job/job_table.hpp"
+#include "src/job/job_wait.hpp"
+#include "src/job/jobs.hpp"
+#include "src/render/go/time.hpp"
+#include "src/util/error.hpp"
 
 namespace ejob::cli {
 

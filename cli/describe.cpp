@@ -8,24 +8,23 @@
 #include <type_traits>
 #include <variant>
 
-#include "ejob/cli/commands.hpp"
-#include "ejob/cli/job.hpp"
-#include "ejob/cli/job_describe.hpp"
-#include "ejob/cli/job_table.hpp"
-#include "ejob/cli/kube_flags.hpp"
-#include "ejob/cli/local_job.hpp"
-#include "ejob/cli/manifest_objects.hpp"
-#include "ejob/job/cluster_backend.hpp"
-#include "ejob/job/cluster_submit.hpp"
-#include "ejob/job/job_pods.hpp"
-#include "ejob/util/error.hpp"
+#include "cli/commands.hpp"
+#include "cli/job.hpp"
+#include "cli/kube_flags.hpp"
+#include "cli/local_job.hpp"
+#include "src/job/cluster_backend.hpp"
+#include "src/job/cluster_submit.hpp"
+#include "src/job/job_describe.hpp"
+#include "src/job/job_pods.hpp"
+#include "src/job/job_table.hpp"
+#include "src/job/jobs.hpp"
+#include "src/job/manifest_objects.hpp"
+#include "src/util/error.hpp"
 
 namespace ejob::cli {
 
 using namespace ejob::job;  // the job layer: pods, views, status, waiting
 namespace {
-
-using kubeapi::Json;
 
 struct DescribeFlags {
   KubeFlags kube;
@@ -34,36 +33,12 @@ struct DescribeFlags {
   bool managed_fields = false;
 };
 
-/// The objects -o json/yaml prints of a cluster job: the job, its own pods, its workers and
-/// the events about them.
-std::vector<Json> described_objects(const JobView& view) {
-  std::vector<Json> objects = {view.job};
-  for (const auto* list : {&view.own_pods, &view.workers})
-    objects.insert(objects.end(), list->begin(), list->end());
-  for (Json& ev : job_events(view.job, view.events)) objects.push_back(std::move(ev));
-  return objects;
-}
-
-/// A local job's -o json/yaml: the ElasticJob object `ejob list` shows for it.
-std::vector<Json> described_objects(const local::JobView& view) {
-  return {job::local_job_object(view.state)};
-}
-
 void print_description(const job::Description& d, Output out, bool managed_fields) {
-  const auto now = std::chrono::system_clock::now();
   if (out == Output::Text) {
-    std::cout << std::visit(
-        [&](const auto& view) {
-          if constexpr (std::is_same_v<std::decay_t<decltype(view)>, JobView>)
-            return describe_job(view, now);
-          else
-            return describe_local_job(view, now);
-        },
-        d);
+    std::cout << describe_text(d, std::chrono::system_clock::now());
     return;
   }
-  std::vector<Json> objects = std::visit([](const auto& v) { return described_objects(v); }, d);
-  std::cout << format_objects(std::move(objects), out, managed_fields);
+  std::cout << format_objects(described_objects(d), out, managed_fields);
 }
 
 void run_describe(const DescribeFlags& f) {

@@ -8,7 +8,7 @@
 #include <string_view>
 #include <vector>
 
-#include "ejob/helm/chart.hpp"
+#include "src/render/helm/chart.hpp"
 
 namespace ejob::cli {
 
@@ -27,9 +27,9 @@ std::span<const EmbeddedFile> embedded_files();
 
 /// The files under `prefix` (e.g. `charts/elasticjob/`), with paths relative to it. Empty when
 /// nothing is embedded there.
-std::vector<render::ChartFile> embedded_tree(std::string_view prefix);
+std::vector<render::helm::ChartFile> embedded_tree(std::string_view prefix);
 
 /// The embedded chart `charts/<name>`, loaded. Throws ejob::Error(Internal) when missing.
-render::ChartPtr embedded_chart(std::string_view name);
+render::helm::ChartPtr embedded_chart(std::string_view name);
 
 }  // namespace ejob::cli

@@ -5,9 +5,9 @@
 #include <fstream>
 #include <iostream>
 
-#include "ejob/cli/commands.hpp"
-#include "ejob/cli/embedded.hpp"
-#include "ejob/util/error.hpp"
+#include "cli/commands.hpp"
+#include "cli/embedded.hpp"
+#include "src/util/error.hpp"
 
 namespace ejob::cli {
 
@@ -18,8 +18,8 @@ namespace fs = std::filesystem;
 constexpr std::string_view k_prefix = "templates/init/";
 
 /// Refuses to overwrite: a user's edited train.py is worth more than our skeleton.
-void check_free(const fs::path& dir, const std::vector<render::ChartFile>& files) {
-  for (const render::ChartFile& f : files) {
+void check_free(const fs::path& dir, const std::vector<render::helm::ChartFile>& files) {
+  for (const render::helm::ChartFile& f : files) {
     fs::path target = dir / f.name;
     if (fs::exists(target)) {
       throw Error(ErrorCode::Conflict, target.string() +
@@ -38,12 +38,12 @@ void write_file(const fs::path& target, const std::string& data) {
 
 void run_init(const std::string& dir_text) {
   fs::path dir(dir_text);
-  std::vector<render::ChartFile> files = embedded_tree(k_prefix);
+  std::vector<render::helm::ChartFile> files = embedded_tree(k_prefix);
   check_free(dir, files);
   std::error_code ec;
   fs::create_directories(dir, ec);
   if (ec) throw Error(ErrorCode::Io, "cannot create " + dir.string() + ": " + ec.message());
-  for (const render::ChartFile& f : files) {
+  for (const render::helm::ChartFile& f : files) {
     write_file(dir / f.name, f.data);
     std::cout << "wrote " << (dir / f.name).string() << "\n";
   }

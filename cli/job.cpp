@@ -1,28 +1,12 @@
-#include "ejob/cli/job.hpp"
+#include "cli/job.hpp"
 
-#include <fmt/format.h>
-
-#include <filesystem>
-#include <fstream>
-#include <iostream>
-#include <map>
-#include <nlohmann/json.hpp>
-#include <sstream>
-
-#include "ejob/cli/embedded.hpp"
-#include "ejob/cli/manifest_objects.hpp"
-#include "ejob/go/json.hpp"
-#include "ejob/go/unicode.hpp"
-#include "ejob/helm/chart_metadata.hpp"
-#include "ejob/job/job_schema.hpp"
-#include "ejob/job/job_values.hpp"
-#include "ejob/util/error.hpp"
+#include "cli/embedded.hpp"
 
 namespace ejob::cli {
 
 using namespace ejob::job;  // the job layer: requests, pods, views, status, waiting
 
-Job resolve_job(const JobRequest& request, const render::ReadFile& read) {
+Job resolve_job(const JobRequest& request, const render::helm::ReadFile& read) {
   return job::resolve_job(request, read, [] { return embedded_chart("elasticjob"); });
 }
 
@@ -70,22 +54,6 @@ void add_value_flags(CLI::App& app, JobRequest& request) {
   app.add_option("--set-json", request.sources.set_json, "Set JSON values: a.b={\"x\":1}");
   app.add_option("--set-file", request.sources.set_file, "Set values from files: key=path");
   app.add_option("--set-literal", request.sources.set_literal, "Set one literal string value");
-}
-
-std::string read_input_file(const std::string& path) {
-  std::ostringstream text;
-  if (render::unicode::trim_space(path) == "-") {
-    text << std::cin.rdbuf();
-    return text.str();
-  }
-  std::error_code ec;
-  if (std::filesystem::is_directory(path, ec)) {
-    throw Error(ErrorCode::Io, "read " + path + ": is a directory");
-  }
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw Error(ErrorCode::Io, "open " + path + ": no such file or directory");
-  text << in.rdbuf();
-  return text.str();
 }
 
 }  // namespace ejob::cli

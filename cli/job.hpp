@@ -1,12 +1,11 @@
 #pragma once
 /// The command line of a job — JOBFILE, the job flags, the Helm-style value flags — into a
-/// job::JobRequest, and the files it names read with Go's wording. What a request resolves to
-/// is src/job/job_request.hpp.
+/// job::JobRequest. What a request resolves to is src/job/job_request.hpp.
 
 #include <CLI/CLI.hpp>
 #include <string>
 
-#include "ejob/job/job_request.hpp"
+#include "src/job/job_request.hpp"
 
 namespace ejob::cli {
 
@@ -15,7 +14,7 @@ using job::JobRequest;
 using job::k_job_namespace;
 
 /// Resolves a request with the embedded elasticjob chart as the default chart.
-Job resolve_job(const JobRequest& request, const render::ReadFile& read);
+Job resolve_job(const JobRequest& request, const render::helm::ReadFile& read);
 
 /// Adds the job flags (except --name/--exact-name, which `template` already has as Helm
 /// flags, and the training command, which follows `--`) to a subcommand.
@@ -29,9 +28,5 @@ void add_job_arguments(CLI::App& app, JobRequest& request);
 /// Adds the Helm-style value flags into `request`: --chart, --name, --exact-name,
 /// -n/--namespace, -f/--values, --set, --set-string, --set-json, --set-file, --set-literal.
 void add_value_flags(CLI::App& app, JobRequest& request);
-
-/// Reads a -f, --set-file or JOBFILE path (`-` = stdin), with Go's error wording. Throws
-/// ejob::Error(Io).
-std::string read_input_file(const std::string& path);
 
 }  // namespace ejob::cli

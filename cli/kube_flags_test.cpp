@@ -1,4 +1,4 @@
-#include "ejob/cli/kube_flags.hpp"
+#include "cli/kube_flags.hpp"
 
 #include <unistd.h>
 
@@ -6,10 +6,12 @@
 #include <filesystem>
 #include <fstream>
 
-#include "ejob/util/error.hpp"
+#include "src/util/error.hpp"
 
 namespace ejob::cli {
 namespace {
+
+using job::KubeSession;
 
 /// Parses `args` (without the program name) into fresh flags of a command with or without -n.
 KubeFlags parsed(std::vector<std::string> args, NamespaceFlag ns = NamespaceFlag::Add) {

@@ -3,23 +3,23 @@
 
 #include <iostream>
 
-#include "ejob/cli/commands.hpp"
-#include "ejob/cli/job.hpp"
-#include "ejob/cli/job_table.hpp"
-#include "ejob/cli/kube_flags.hpp"
-#include "ejob/cli/local_job.hpp"
-#include "ejob/cli/manifest_objects.hpp"
-#include "ejob/job/cluster_backend.hpp"
-#include "ejob/job/cluster_submit.hpp"
-#include "ejob/job/jobs.hpp"
-#include "ejob/util/error.hpp"
+#include "cli/commands.hpp"
+#include "cli/job.hpp"
+#include "cli/kube_flags.hpp"
+#include "cli/local_job.hpp"
+#include "src/job/cluster_backend.hpp"
+#include "src/job/cluster_submit.hpp"
+#include "src/job/job_table.hpp"
+#include "src/job/jobs.hpp"
+#include "src/job/manifest_objects.hpp"
+#include "src/util/error.hpp"
 
 namespace ejob::cli {
 
 using namespace ejob::job;  // the job layer: pods, views, status, waiting
 namespace {
 
-using kubeapi::Json;
+using job::Json;
 
 struct ListFlags {
   KubeFlags kube;

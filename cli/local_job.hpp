@@ -1,22 +1,14 @@
 #pragma once
-/// What every command needs to reach local jobs (`ejob submit --local`, src/local): the local
-/// backend, and which side a named job is on. A local job is listed, followed, described,
-/// scaled, evicted and deleted with the same commands, output shapes and exit codes as a
-/// cluster job, through job::Backend.
+/// The local backend of the commands (`ejob submit --local`, src/local), its warnings on
+/// stderr. A local job is listed, followed, described, scaled, evicted and deleted with the
+/// same commands, output shapes and exit codes as a cluster job, through job::Backend; which
+/// side a named job is on is job::targets_local_job.
 
-#include <string>
-
-#include "ejob/cli/kube_flags.hpp"
-#include "ejob/cli/manifest_objects.hpp"
-#include "ejob/job/local_backend.hpp"
+#include "src/job/local_backend.hpp"
 
 namespace ejob::cli {
 
-/// The local backend, run by this ejob executable; list() warnings go to stderr.
+/// job::LocalBackend::of_this_executable(), its list() warnings on stderr.
 job::LocalBackend local_backend();
-
-/// True when `name` is to be taken as a local job (job::named_target); ejob::Error(NotFound)
-/// when it is none and no cluster is configured either.
-bool targets_local_job(const KubeFlags& flags, const std::string& name);
 
 }  // namespace ejob::cli

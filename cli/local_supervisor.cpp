@@ -1,8 +1,8 @@
 /// `ejob local-supervisor DIR` (hidden): the detached process that runs one local job; started
 /// by `ejob submit --local`, never by hand (src/local/supervisor.hpp).
 
-#include "ejob/cli/commands.hpp"
-#include "ejob/local/supervisor.hpp"
+#include "cli/commands.hpp"
+#include "src/job/local_backend.hpp"
 
 namespace ejob::cli {
 
@@ -12,7 +12,7 @@ void register_local_supervisor(CLI::App& app) {
   cmd->group("");  // hidden from the help: submit --local starts it
   cmd->add_option("dir", *dir, "The job's state folder")->required();
   cmd->callback([dir] {
-    const int status = local::run_supervisor(*dir);
+    const int status = job::run_local_supervisor(*dir);
     if (status != 0) std::exit(status);
   });
 }

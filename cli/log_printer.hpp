@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-#include "ejob/job/logs.hpp"
+#include "src/job/logs.hpp"
 
 namespace ejob::cli {
 

@@ -21,26 +21,25 @@
 #include <set>
 #include <thread>
 
-#include "ejob/cli/commands.hpp"
-#include "ejob/cli/job.hpp"
-#include "ejob/cli/job_table.hpp"
-#include "ejob/cli/kube_flags.hpp"
-#include "ejob/cli/local_job.hpp"
-#include "ejob/cli/log_printer.hpp"
-#include "ejob/go/time.hpp"
-#include "ejob/job/cluster_backend.hpp"
-#include "ejob/job/cluster_submit.hpp"
-#include "ejob/job/job_pods.hpp"
-#include "ejob/kubeapi/api_error.hpp"
-#include "ejob/kubeapi/exec_plugin.hpp"
-#include "ejob/util/error.hpp"
+#include "cli/commands.hpp"
+#include "cli/job.hpp"
+#include "cli/kube_flags.hpp"
+#include "cli/local_job.hpp"
+#include "cli/log_printer.hpp"
+#include "src/job/cluster_backend.hpp"
+#include "src/job/cluster_submit.hpp"
+#include "src/job/job_pods.hpp"
+#include "src/job/job_table.hpp"
+#include "src/job/jobs.hpp"
+#include "src/render/go/time.hpp"
+#include "src/util/error.hpp"
 
 namespace ejob::cli {
 
 using namespace ejob::job;  // the job layer: pods, views, status, waiting
 namespace {
 
-using kubeapi::Json;
+using job::Json;
 
 struct LogsFlags {
   KubeFlags kube;
@@ -73,7 +72,7 @@ LogsPlan plan_of(const LogsFlags& f) {
   if (f.tail < -1) throw Error(ErrorCode::Usage, "--tail must be -1 (all lines) or more");
   if (!f.since.empty()) {
     std::string error;
-    const auto ns = render::gotime::parse_duration(f.since, error);
+    const auto ns = render::go::gotime::parse_duration(f.since, error);
     if (!ns) throw Error(ErrorCode::Usage, "--since: " + error);
     if (*ns <= 0) throw Error(ErrorCode::Usage, "--since must be more than 0, got " + f.since);
     constexpr int64_t k_second = 1'000'000'000;
@@ -81,7 +80,7 @@ LogsPlan plan_of(const LogsFlags& f) {
         static_cast<long>((*ns + k_second - 1) / k_second);  // rounded up
   }
   if (!f.since_time.empty()) {
-    if (!kubeapi::parse_rfc3339(f.since_time))
+    if (!is_rfc3339_time(f.since_time))
       throw Error(ErrorCode::Usage,
                   "--since-time must be an RFC 3339 time such as 2024-05-01T12:00:00Z, got " +
                       f.since_time);

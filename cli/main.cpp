@@ -1,5 +1,5 @@
-#include "ejob/cli/run.hpp"
-#include "ejob/util/big_stack.hpp"
+#include "cli/run.hpp"
+#include "src/util/big_stack.hpp"
 
 // The whole command runs on a big stack: templates, values and schemas nested as deep as Go's
 // 1 GB goroutine stacks allow are rendered (or refused with Go's errors) instead of overflowing.

@@ -6,19 +6,17 @@
 /// before anything is forwarded. A connection that fails is reported on stderr; the others go
 /// on.
 
-#include "ejob/kubeapi/port_forward.hpp"
-
 #include <csignal>
 #include <iostream>
 #include <memory>
 #include <mutex>
 #include <vector>
 
-#include "ejob/cli/commands.hpp"
-#include "ejob/cli/job.hpp"
-#include "ejob/cli/kube_flags.hpp"
-#include "ejob/job/job_pods.hpp"
-#include "ejob/util/error.hpp"
+#include "cli/commands.hpp"
+#include "cli/job.hpp"
+#include "cli/kube_flags.hpp"
+#include "src/job/pod_port_forward.hpp"
+#include "src/util/error.hpp"
 
 namespace ejob::cli {
 
@@ -96,28 +94,18 @@ void run_port_forward(const PortForwardFlags& f) {
   for (const std::string& spec : f.ports) pairs.push_back(parse_ports(spec));
   const std::string ns = job_namespace(f.kube);
   KubeSession session = open_session(f.kube);
-  // NotFound names the pod; one that is not running has no port to reach (kubectl refuses it
-  // up front too, instead of listening and failing each connection).
-  const kubeapi::Json found = session.client->get(session.client->resource("v1", "Pod"), ns, pod);
-  if (const std::string phase = json_text(json_at(found, {"status", "phase"})); phase != "Running")
-    throw Error(ErrorCode::Conflict, "pod " + pod + " is not running (status " +
-                                         (phase.empty() ? "unknown" : phase) +
-                                         "): there is nothing to forward to yet");
   StopSignals signals;  // before the forwarders' threads start, so they inherit the mask
   std::mutex err_mutex;
   const auto report = [&](const std::string& message) {
     std::lock_guard lock(err_mutex);
     std::cerr << "ejob: port-forward: " << message << std::endl;
   };
-  std::vector<std::unique_ptr<kubeapi::PortForwarder>> forwarders;
-  for (const auto& [local, remote] : pairs)
-    forwarders.push_back(std::make_unique<kubeapi::PortForwarder>(
-        *session.transport, kubeapi::ForwardSpec{ns, pod, remote, local, f.address, report}));
+  PodPortForward forward(session, ns, pod, pairs, f.address, report);
   for (std::size_t i = 0; i < pairs.size(); ++i)
-    std::cout << "Forwarding from " << f.address << ":" << forwarders[i]->local_port() << " -> "
+    std::cout << "Forwarding from " << f.address << ":" << forward.local_port(i) << " -> "
               << pairs[i].second << std::endl;
   signals.wait();
-  for (auto& forwarder : forwarders) forwarder->stop();
+  forward.stop();
 }
 
 }  // namespace

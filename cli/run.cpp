@@ -1,4 +1,4 @@
-#include "ejob/cli/run.hpp"
+#include "cli/run.hpp"
 
 #include <algorithm>
 #include <cstdio>
@@ -6,9 +6,9 @@
 #include <span>
 #include <string_view>
 
-#include "ejob/cli/commands.hpp"
-#include "ejob/util/error.hpp"
-#include "ejob/util/spelling.hpp"
+#include "cli/commands.hpp"
+#include "src/util/error.hpp"
+#include "src/util/spelling.hpp"
 
 namespace ejob::cli {
 

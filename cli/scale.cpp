@@ -4,11 +4,12 @@
 
 #include <iostream>
 
-#include "ejob/cli/commands.hpp"
-#include "ejob/cli/kube_flags.hpp"
-#include "ejob/cli/local_job.hpp"
-#include "ejob/job/cluster_backend.hpp"
-#include "ejob/util/error.hpp"
+#include "cli/commands.hpp"
+#include "cli/kube_flags.hpp"
+#include "cli/local_job.hpp"
+#include "src/job/cluster_backend.hpp"
+#include "src/job/jobs.hpp"
+#include "src/util/error.hpp"
 
 namespace ejob::cli {
 

@@ -12,19 +12,19 @@
 #include <optional>
 #include <utility>
 
-#include "ejob/cli/commands.hpp"
-#include "ejob/cli/job.hpp"
-#include "ejob/cli/kube_flags.hpp"
-#include "ejob/cli/local_job.hpp"
-#include "ejob/cli/log_printer.hpp"
-#include "ejob/cli/manifest_objects.hpp"
-#include "ejob/cli/run.hpp"
-#include "ejob/job/cluster_backend.hpp"
-#include "ejob/job/cluster_submit.hpp"
-#include "ejob/job/job_wait.hpp"
-#include "ejob/job/jobs.hpp"
-#include "ejob/kubeapi/url_fetch.hpp"
-#include "ejob/util/error.hpp"
+#include "cli/commands.hpp"
+#include "cli/job.hpp"
+#include "cli/kube_flags.hpp"
+#include "cli/local_job.hpp"
+#include "cli/log_printer.hpp"
+#include "cli/run.hpp"
+#include "src/job/cluster_backend.hpp"
+#include "src/job/cluster_submit.hpp"
+#include "src/job/job_wait.hpp"
+#include "src/job/jobs.hpp"
+#include "src/job/manifest_objects.hpp"
+#include "src/job/render_io.hpp"
+#include "src/util/error.hpp"
 
 namespace ejob::cli {
 
@@ -75,21 +75,17 @@ SubmitPlan validate(const SubmitFlags& f) {
   return plan;
 }
 
-render::RenderIo render_io() {
-  render::RenderIo io;
-  io.read = read_input_file;
-  io.warn = [](const std::string& line) { std::cerr << line << '\n'; };
-  io.fetch_url = [](const std::string& url) { return kubeapi::fetch_url(url); };
-  return io;
+render::helm::RenderIo render_io() {
+  return command_render_io([](const std::string& line) { std::cerr << line << '\n'; });
 }
 
 /// --dry-run=client: the manifests as `ejob template` prints them, or with -o the objects.
-void print_client_dry_run(const Job& job, const render::RenderIo& io, Output out) {
+void print_client_dry_run(const Job& job, const render::helm::RenderIo& io, Output out) {
   if (out == Output::Text) {
     std::cout << render_job(job, io);
     return;
   }
-  const std::vector<kubeapi::Json> objects = render_job_objects(job, io);
+  const std::vector<job::Json> objects = render_job_objects(job, io);
   if (out == Output::Name)
     for (const auto& o : objects) std::cout << job::cluster::qualified_name(o) << '\n';
   else
@@ -131,7 +127,7 @@ void require_cluster(const KubeFlags& kube) {
 }
 
 /// True when the job's values say `backend: local` (job file, -f or --set).
-bool says_local(const JobRequest& request, const render::RenderIo& io) {
+bool says_local(const JobRequest& request, const render::helm::RenderIo& io) {
   const Job job = resolve_job(request, io.read);
   const auto it = job.values.find("backend");
   return it != job.values.end() && it->second.is_string() && it->second.as_string() == "local";
@@ -162,7 +158,7 @@ void submit_with(job::Backend& backend, const job::RenderObjects& render, const 
 }
 
 void run_local(const SubmitFlags& f, const JobRequest& request, const SubmitPlan& plan,
-               const render::RenderIo& io) {
+               const render::helm::RenderIo& io) {
   if (f.create_namespace || !f.request.name_space.empty())
     std::cerr
         << "ejob: note: a local job has no namespace; -n and --create-namespace are left out\n";
@@ -172,7 +168,7 @@ void run_local(const SubmitFlags& f, const JobRequest& request, const SubmitPlan
 }
 
 void run_cluster(const SubmitFlags& f, const JobRequest& request, const SubmitPlan& plan,
-                 const render::RenderIo& io) {
+                 const render::helm::RenderIo& io) {
   require_cluster(f.kube);
   KubeSession session = open_session(f.kube);
   // Discovery (loading libcurl, the first TLS handshake) starts while the chart renders;
@@ -185,7 +181,7 @@ void run_cluster(const SubmitFlags& f, const JobRequest& request, const SubmitPl
     }
   });
   std::optional<Job> first;
-  std::vector<kubeapi::Json> first_objects;
+  std::vector<job::Json> first_objects;
   try {
     first = resolve_job(request, io.read);
     first_objects = render_job_objects(*first, io);
@@ -208,7 +204,7 @@ void run_submit(SubmitFlags& f) {
   SubmitPlan plan = validate(f);
   if (f.follow && plan.dry_run != DryRunMode::None)
     throw Error(ErrorCode::Usage, "--follow cannot follow a --dry-run");
-  const render::RenderIo io = render_io();
+  const render::helm::RenderIo io = render_io();
   if (plan.dry_run == DryRunMode::Client) {
     print_client_dry_run(resolve_job(request, io.read), io, plan.output);
     return;

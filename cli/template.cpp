@@ -3,31 +3,27 @@
 /// that a failing render prints nothing on stdout.
 
 #include <algorithm>
-#include <filesystem>
-#include <fstream>
 #include <iostream>
 #include <iterator>
 #include <memory>
 #include <sstream>
 
-#include "ejob/cli/commands.hpp"
-#include "ejob/cli/job.hpp"
-#include "ejob/cli/post_renderer.hpp"
-#include "ejob/cli/run.hpp"
-#include "ejob/go/fmt.hpp"
-#include "ejob/helm/chart_metadata.hpp"
-#include "ejob/helm/render_chart.hpp"
-#include "ejob/kubeapi/url_fetch.hpp"
-#include "ejob/render/naming.hpp"
-#include "ejob/util/error.hpp"
+#include "cli/commands.hpp"
+#include "cli/job.hpp"
+#include "cli/run.hpp"
+#include "src/job/naming.hpp"
+#include "src/job/render_io.hpp"
+#include "src/render/go/fmt.hpp"
+#include "src/render/helm/chart_metadata.hpp"
+#include "src/render/helm/render_chart.hpp"
+#include "src/util/error.hpp"
 
 namespace ejob::cli {
 
 using namespace ejob::job;  // the job layer: requests, pods, views, status, waiting
 namespace {
 
-namespace fs = std::filesystem;
-using render::go_quote;
+using render::go::go_quote;
 
 /// The flags as CLI11 fills them.
 struct TemplateFlags {
@@ -37,7 +33,7 @@ struct TemplateFlags {
   std::string ns;                       ///< empty: elastic-job for a job, default for a plain chart
   std::optional<std::string> job_file;  ///< JOBFILE (cli/job.hpp)
   JobFlags job;                         ///< the job flags and `-- SCRIPT ARGS`
-  render::ValueSources values;
+  render::helm::ValueSources values;
   std::string kube_version;
   std::vector<std::string> show_only;
   std::string output_dir;
@@ -152,7 +148,7 @@ void apply_name_flags(TemplateFlags& f) {
   if (!f.name.empty() && !f.name_template.empty())
     throw Error(ErrorCode::Usage, "cannot set --name-template and also specify a name");
   if (f.name_template.empty()) return;  // --generate-name alone: template's `release-name`
-  f.name = render::template_name(f.name_template);
+  f.name = render::helm::template_name(f.name_template);
   f.exact_name = true;
 }
 
@@ -170,21 +166,14 @@ std::vector<std::string> label_keys(const std::vector<std::string>& values) {
   return keys;
 }
 
-void write_output(const std::string& path, const std::string& content, bool append) {
-  fs::create_directories(fs::path(path).parent_path());
-  std::ofstream out(path,
-                    append ? std::ios::binary | std::ios::app : std::ios::binary | std::ios::trunc);
-  if (!out) throw Error(ErrorCode::Io, "open " + path + ": cannot write file");
-  out << content;
-}
-
 /// The job (chart, values, name, namespace) and the Helm-only options, as render options.
-render::RenderOptions to_options(const TemplateFlags& flags, const render::ReadFile& read) {
+render::helm::RenderOptions to_options(const TemplateFlags& flags,
+                                       const render::helm::ReadFile& read) {
   JobRequest request{flags.job_file,   flags.values, flags.job, flags.name,
                      flags.exact_name, flags.chart,  flags.ns};
   request.flags.command = take_trailing_args();
   request.reproducible_name = true;
-  render::RenderOptions o = job_render_options(resolve_job(request, read));
+  render::helm::RenderOptions o = job_render_options(resolve_job(request, read));
   o.kube_version = flags.kube_version;
   o.show_only = flags.show_only;
   o.output_dir = flags.output_dir;
@@ -203,22 +192,11 @@ render::RenderOptions to_options(const TemplateFlags& flags, const render::ReadF
 void run_template(TemplateFlags flags) {
   check_helm_flags(flags);
   apply_name_flags(flags);
-  render::RenderIo io;
-  if (!flags.post_renderer.empty()) {
-    std::string binary = find_post_renderer(flags.post_renderer);
-    io.post_render = [binary, args = flags.post_renderer_args](const std::string& text) {
-      return run_post_renderer(binary, args, text);
-    };
-  }
-  io.read = read_input_file;
-  io.write = write_output;
-  io.exists = [](const std::string& p) {
-    std::error_code ec;
-    return fs::exists(p, ec);
-  };
-  io.warn = [](const std::string& line) { std::cerr << line << '\n'; };
-  io.fetch_url = [](const std::string& url) { return kubeapi::fetch_url(url); };
-  std::string out = render::render_chart(to_options(flags, io.read), io);
+  render::helm::RenderIo io =
+      command_render_io([](const std::string& line) { std::cerr << line << '\n'; });
+  if (!flags.post_renderer.empty())
+    add_post_renderer(io, flags.post_renderer, flags.post_renderer_args);
+  std::string out = render::helm::render_chart(to_options(flags, io.read), io);
   std::cout << out;
   std::cout.flush();
 }

@@ -4,10 +4,11 @@
 // this to the Go reference renderer.
 #include <iostream>
 
-#include "ejob/cli/commands.hpp"
-#include "ejob/cli/job.hpp"
-#include "ejob/cli/run.hpp"
-#include "ejob/go/json.hpp"
+#include "cli/commands.hpp"
+#include "cli/job.hpp"
+#include "cli/run.hpp"
+#include "src/job/render_io.hpp"
+#include "src/render/go/json.hpp"
 
 namespace ejob::cli {
 
@@ -22,7 +23,8 @@ void register_values(CLI::App& app) {
   cmd->callback([request] {
     request->flags.command = take_trailing_args();
     Job job = resolve_job(*request, read_input_file);
-    std::cout << render::json::marshal_indent(render::Value::map(job.values), "", "  ") << "\n";
+    std::cout << render::go::json::marshal_indent(render::go::Value::map(job.values), "", "  ")
+              << "\n";
   });
 }
 

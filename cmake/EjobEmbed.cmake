@@ -6,7 +6,7 @@
 # declaring EmbeddedFile, k_embedded and k_embedded_count, and its namespace.
 function(ejob_embed_files target root)
   if(NOT EJOB_EMBED_HEADER)
-    set(EJOB_EMBED_HEADER ejob/cli/embedded.hpp)
+    set(EJOB_EMBED_HEADER cli/embedded.hpp)
     set(EJOB_EMBED_NAMESPACE ejob::cli)
   endif()
   set(files)

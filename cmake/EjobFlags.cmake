@@ -1,5 +1,10 @@
 # Compiler flags for all of ejob's own code, as one INTERFACE target.
 add_library(ejob_flags INTERFACE)
+# The one include root: every project header is included by its path from the repository root
+# (`#include "src/job/jobs.hpp"`, `#include "cli/run.hpp"`, `#include "tests/kube/objects.hpp"`),
+# as V8 and Chromium include theirs, so the include names the file a reader, grep or a tool
+# opens.
+target_include_directories(ejob_flags INTERFACE ${PROJECT_SOURCE_DIR})
 target_compile_options(ejob_flags INTERFACE -Wall -Wextra -Wpedantic -Wno-missing-field-initializers)
 if(CMAKE_CXX_COMPILER_ID STREQUAL "GNU")
   # g++ 12 at -O2/-O3 reports false -Wrestrict, -Wstringop-overflow and -Warray-bounds

@@ -1,19 +1,9 @@
-# ejob_add_library(NAME DEPS...): builds src/<area>/*.cpp (without *_test.cpp) into library NAME,
-# and, when tests are on, src/<area>/*_test.cpp into NAME_test registered with CTest.
-# Sources are globbed so areas can grow one file pair at a time. NAME's headers are reached as
-# "ejob/<area>/<name>.hpp" through NAME's own include directory (ejob_area_includes), so a
-# target sees the headers of itself and of the libraries it links (DEPS), and no others.
-
-# ejob_area_includes(TARGET AREA DIR): TARGET's headers, which live beside their sources in DIR,
-# are included as "ejob/AREA/<name>.hpp" by TARGET and by whatever links it. The include
-# directory is TARGET's own, made in the build tree: <build>/include/TARGET holds one link,
-# ejob/AREA -> DIR.
-function(ejob_area_includes target area dir)
-  set(root ${PROJECT_BINARY_DIR}/include/${target})
-  file(MAKE_DIRECTORY ${root}/ejob)
-  file(CREATE_LINK ${dir} ${root}/ejob/${area} SYMBOLIC)
-  target_include_directories(${target} PUBLIC ${root})
-endfunction()
+# ejob_add_library(NAME DEPS...): builds the folder's *.cpp (without *_test.cpp) into library
+# NAME, and, when tests are on, its *_test.cpp into NAME_test registered with CTest. Sources are
+# globbed so areas can grow one file pair at a time. Headers live beside their sources and are
+# included by their path from the repository root (`#include "src/render/go/value.hpp"`), the
+# one include directory of every target (ejob_flags, cmake/EjobFlags.cmake); which area may
+# include which is docs/ARCHITECTURE.md's table, checked by scripts/check-layers.py.
 
 # Catch2's main, compiled once for every test executable (it is the slowest file to compile:
 # about as long as a whole area's tests).
@@ -36,8 +26,6 @@ function(ejob_add_library name)
   list(REMOVE_ITEM srcs ${tests})
   add_library(${name} STATIC ${srcs})
   target_link_libraries(${name} PUBLIC ejob_flags ${ARG_DEPS})
-  get_filename_component(area ${CMAKE_CURRENT_SOURCE_DIR} NAME)
-  ejob_area_includes(${name} ${area} ${CMAKE_CURRENT_SOURCE_DIR})
   if(EJOB_TESTS AND tests)
     ejob_catch_main_target()
     add_executable(${name}_test ${tests})

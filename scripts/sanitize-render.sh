@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# The render suite under ASan + UBSan (part of `./dev.sh test`): the unit tests of src/go,
-# src/yaml, src/template, src/sprig and src/helm, the differential cases (tests/diff/cases), the
+# The render suite under ASan + UBSan (part of `./dev.sh test`): the unit tests of src/render/go,
+# src/render/yaml, src/render/text_template, src/render/sprig and src/render/helm, the differential cases (tests/diff/cases), the
 # golden cases of the job chart (tests/golden) and a fixed-seed batch of the differential fuzzer,
 # against an ejob built with -fsanitize=address,undefined into build/sanitize (preset `sanitize`:
 # -O1, so that the extra build stays short). Only what the render suite needs is built. Every
@@ -13,9 +13,9 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 jobs=$(nproc 2>/dev/null || echo 2)
 build=build/sanitize
-suite='^(ejob_(go|yaml|template|sprig|helm):|diff/|diff-fuzz/|golden/)'
-# Left out: Go's 100000 nested {{template}}s run on a 4 GiB stack of their own (src/template/
-# exec.cpp), and ASan cannot follow an exception out of a stack over 64 MiB (it skips the
+suite='^(ejob_render_(go|yaml|text_template|sprig|helm):|diff/|diff-fuzz/|golden/)'
+# Left out: Go's 100000 nested {{template}}s run on a 4 GiB stack of their own (src/render/
+# text_template/exec.cpp), and ASan cannot follow an exception out of a stack over 64 MiB (it skips the
 # cleanup, "ASan is ignoring requested __asan_handle_no_return", google/sanitizers#189, and then
 # reports the frames the exception left as poisoned). The same holds for 10000 nested
 # parentheses (Go 1.26's parse limit): ASan's frames are several times larger, so the unit test
@@ -27,7 +27,8 @@ unfollowable='runaway template recursion|more than 10000 nested parentheses|go12
 
 cmake --preset sanitize >/dev/null
 cmake --build "$build" -j"$jobs" --target ejob ejob_reference \
-  ejob_go_test ejob_yaml_test ejob_template_test ejob_sprig_test ejob_helm_test
+  ejob_render_go_test ejob_render_yaml_test ejob_render_text_template_test \
+  ejob_render_sprig_test ejob_render_helm_test
 
 reports=$PWD/$build/sanitizer-reports
 rm -rf "$reports"

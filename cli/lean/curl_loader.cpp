@@ -18,7 +18,7 @@
 #include <cstdint>
 #include <string>
 
-#include "ejob/util/error.hpp"
+#include "src/util/error.hpp"
 
 namespace {
 

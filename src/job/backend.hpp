@@ -10,10 +10,10 @@
 #include <variant>
 #include <vector>
 
-#include "ejob/job/job_view.hpp"
-#include "ejob/job/logs.hpp"
-#include "ejob/kubeapi/client.hpp"
-#include "ejob/local/local_jobs.hpp"
+#include "src/job/job_view.hpp"
+#include "src/job/logs.hpp"
+#include "src/kubeapi/client.hpp"
+#include "src/local/local_jobs.hpp"
 
 namespace ejob::job {
 

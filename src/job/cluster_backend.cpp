@@ -1,13 +1,13 @@
-#include "ejob/job/cluster_backend.hpp"
+#include "src/job/cluster_backend.hpp"
 
 #include <thread>
 
-#include "ejob/go/time.hpp"
-#include "ejob/job/cluster_submit.hpp"
-#include "ejob/job/job_pods.hpp"
-#include "ejob/job/job_view.hpp"
-#include "ejob/job/job_wait.hpp"
-#include "ejob/util/error.hpp"
+#include "src/job/cluster_submit.hpp"
+#include "src/job/job_pods.hpp"
+#include "src/job/job_view.hpp"
+#include "src/job/job_wait.hpp"
+#include "src/render/go/time.hpp"
+#include "src/util/error.hpp"
 
 namespace ejob::job {
 namespace {
@@ -31,7 +31,7 @@ void wait_gone(kubeapi::Client& c, const kubeapi::ResourceInfo& res, const std::
     if (std::chrono::steady_clock::now() >= deadline)
       throw Error(ErrorCode::Timeout,
                   "elasticjob \"" + name + "\" was still being deleted after " +
-                      render::gotime::duration_string(
+                      render::go::gotime::duration_string(
                           std::chrono::duration_cast<std::chrono::nanoseconds>(*timeout).count()));
     std::this_thread::sleep_for(std::chrono::milliseconds(250));
   }

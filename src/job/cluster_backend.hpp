@@ -2,7 +2,7 @@
 /// The jobs of one namespace of a Kubernetes cluster (all namespaces: ""), through the API
 /// server: ElasticJobs and what they own, created without overwriting anything.
 
-#include "ejob/job/backend.hpp"
+#include "src/job/backend.hpp"
 
 namespace ejob::job {
 

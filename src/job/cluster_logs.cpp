@@ -10,12 +10,12 @@
 #include <set>
 #include <thread>
 
-#include "ejob/job/cluster_backend.hpp"
-#include "ejob/job/cluster_submit.hpp"
-#include "ejob/job/job_pods.hpp"
-#include "ejob/job/job_view.hpp"
-#include "ejob/kubeapi/api_error.hpp"
-#include "ejob/util/error.hpp"
+#include "src/job/cluster_backend.hpp"
+#include "src/job/cluster_submit.hpp"
+#include "src/job/job_pods.hpp"
+#include "src/job/job_view.hpp"
+#include "src/kubeapi/api_error.hpp"
+#include "src/util/error.hpp"
 
 namespace ejob::job {
 namespace {

@@ -1,12 +1,12 @@
-#include "ejob/job/cluster_submit.hpp"
+#include "src/job/cluster_submit.hpp"
 
 #include <future>
 #include <mutex>
 #include <optional>
 #include <random>
 
-#include "ejob/kubeapi/api_error.hpp"
-#include "ejob/util/error.hpp"
+#include "src/kubeapi/api_error.hpp"
+#include "src/util/error.hpp"
 
 namespace ejob::job::cluster {
 

@@ -1,4 +1,4 @@
-#include "ejob/job/cluster_submit.hpp"
+#include "src/job/cluster_submit.hpp"
 
 #include <sys/stat.h>
 
@@ -6,9 +6,9 @@
 #include <fstream>
 #include <set>
 
-#include "ejob/kubeapi/api_error.hpp"
-#include "kube/objects.hpp"
-#include "kube/test_server.hpp"
+#include "src/kubeapi/api_error.hpp"
+#include "tests/kube/objects.hpp"
+#include "tests/kube/test_server.hpp"
 
 using namespace ejob;
 using namespace ejob::kubeapi;

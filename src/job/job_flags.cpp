@@ -1,20 +1,20 @@
-#include "ejob/job/job_flags.hpp"
+#include "src/job/job_flags.hpp"
 
 #include <fmt/format.h>
 #include <re2/re2.h>
 
 #include <charconv>
 
-#include "ejob/render/naming.hpp"
-#include "ejob/spot/presets.hpp"
-#include "ejob/util/error.hpp"
+#include "src/job/naming.hpp"
+#include "src/spot/presets.hpp"
+#include "src/util/error.hpp"
 
 namespace ejob::job {
 
 namespace {
 
-using render::Map;
-using render::Value;
+using render::go::Map;
+using render::go::Value;
 
 [[noreturn]] void bad_flag(std::string_view flag, std::string_view value, std::string_view why) {
   throw Error(ErrorCode::Usage, fmt::format("{}: \"{}\" {}", flag, value, why));
@@ -115,7 +115,7 @@ void apply_pvc(const std::string& text, Map& values) {
   }
   std::string path = text.substr(colon + 1);
   check_mount_path("--pvc", text, path, k_form);
-  std::string volume = free_volume_name(values, render::dns_form(claim));
+  std::string volume = free_volume_name(values, job::dns_form(claim));
   set_path(values, {"storage", volume, "mountPath"}, Value::string(path));
   set_path(values, {"storage", volume, "existingClaim"}, Value::string(claim));
 }
@@ -181,7 +181,7 @@ void apply_job_flags(const JobFlags& flags, Map& values) {
   for (const std::string& env : flags.envs) apply_env(env, values);
   if (!flags.command.empty()) {
     set_path(values, {"script"}, Value::string(flags.command.front()));
-    render::List args;
+    render::go::List args;
     for (std::size_t i = 1; i < flags.command.size(); ++i) {
       args.push_back(Value::string(flags.command[i]));
     }

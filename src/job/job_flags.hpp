@@ -9,7 +9,7 @@
 #include <string>
 #include <vector>
 
-#include "ejob/go/value.hpp"
+#include "src/render/go/value.hpp"
 
 namespace ejob::job {
 
@@ -39,12 +39,14 @@ bool is_quantity(std::string_view text);
 /// Writes the flags' values into `values` (the user values, already holding the job file, -f
 /// files and --set*). Throws ejob::Error(Usage) naming the flag on malformed input, e.g.
 /// `--workers: "4:1" has MIN above MAX (use N or MIN:MAX with 1 <= MIN <= MAX)`.
-void apply_job_flags(const JobFlags& flags, render::Map& values);
+void apply_job_flags(const JobFlags& flags, render::go::Map& values);
 
 /// Sets `values[path...]` (creating maps on the way, replacing non-maps) to `v`.
-void set_path(render::Map& values, std::initializer_list<std::string_view> path, render::Value v);
+void set_path(render::go::Map& values, std::initializer_list<std::string_view> path,
+              render::go::Value v);
 
 /// `values[path...]` or nil when a step is missing or not a map.
-render::Value get_path(const render::Map& values, std::initializer_list<std::string_view> path);
+render::go::Value get_path(const render::go::Map& values,
+                           std::initializer_list<std::string_view> path);
 
 }  // namespace ejob::job

@@ -1,20 +1,20 @@
-#include "ejob/job/job_flags.hpp"
+#include "src/job/job_flags.hpp"
 
 #include <catch2/catch.hpp>
 
-#include "ejob/go/json.hpp"
-#include "ejob/util/error.hpp"
+#include "src/render/go/json.hpp"
+#include "src/util/error.hpp"
 
 namespace ejob::job {
 namespace {
 
-using render::Map;
-using render::Value;
+using render::go::Map;
+using render::go::Value;
 
 /// The values after applying `flags` over `values`, as Go's json.Marshal prints them.
 std::string applied(const JobFlags& flags, Map values = {}) {
   apply_job_flags(flags, values);
-  return render::json::marshal(Value::map(values));
+  return render::go::json::marshal(Value::map(values));
 }
 
 /// The whole message of the usage error apply_job_flags throws ("" when none).
@@ -30,7 +30,7 @@ std::string usage_error(const JobFlags& flags) {
 }
 
 /// `values` from a JSON text (numbers become float64, as from a values file).
-Map values_from(std::string_view json) { return render::json::unmarshal(json).value.as_map(); }
+Map values_from(std::string_view json) { return render::go::json::unmarshal(json).value.as_map(); }
 
 TEST_CASE("is_quantity: Kubernetes quantities with binary, decimal and exponent suffixes") {
   for (const char* ok : {"8", "1.5", "500m", "7500m", "16Gi", "512Mi", "1e3", "1E3", "2Ki", "3Ei",
@@ -243,14 +243,14 @@ TEST_CASE("set_path creates maps on the way and replaces non-maps") {
   set_path(values, {"a", "x"}, Value::string("new"));
   set_path(values, {"b", "d"}, Value::boolean(true));
   set_path(values, {"e", "f", "g"}, Value::float64(1));
-  CHECK(render::json::marshal(Value::map(values)) ==
+  CHECK(render::go::json::marshal(Value::map(values)) ==
         R"({"a":{"x":"new"},"b":{"c":2,"d":true},"e":{"f":{"g":1}}})");
 }
 
 TEST_CASE("get_path: nil when a step is missing or not a map") {
   const Map values = values_from(R"({"a":{"b":{"c":"x"}},"s":"str"})");
   CHECK(get_path(values, {"a", "b", "c"}) == Value::string("x"));
-  CHECK(render::json::marshal(get_path(values, {"a", "b"})) == R"({"c":"x"})");
+  CHECK(render::go::json::marshal(get_path(values, {"a", "b"})) == R"({"c":"x"})");
   CHECK(get_path(values, {"a", "z"}).is_nil());
   CHECK(get_path(values, {"s", "x"}).is_nil());
   CHECK(get_path(values, {"missing"}).is_nil());

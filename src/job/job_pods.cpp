@@ -1,10 +1,10 @@
-#include "ejob/job/job_pods.hpp"
+#include "src/job/job_pods.hpp"
 
 #include <algorithm>
 #include <charconv>
 
-#include "ejob/job/cluster_submit.hpp"
-#include "ejob/util/error.hpp"
+#include "src/job/cluster_submit.hpp"
+#include "src/util/error.hpp"
 
 namespace ejob::job {
 

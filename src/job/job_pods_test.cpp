@@ -1,11 +1,11 @@
-#include "ejob/job/job_pods.hpp"
+#include "src/job/job_pods.hpp"
 
 #include <catch2/catch.hpp>
 
-#include "ejob/job/job_view.hpp"
-#include "ejob/job/job_wait.hpp"
-#include "ejob/kubeapi/exec_plugin.hpp"
-#include "ejob/util/error.hpp"
+#include "src/job/job_view.hpp"
+#include "src/job/job_wait.hpp"
+#include "src/kubeapi/exec_plugin.hpp"
+#include "src/util/error.hpp"
 
 namespace ejob::job {
 namespace {

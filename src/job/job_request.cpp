@@ -1,4 +1,4 @@
-#include "ejob/job/job_request.hpp"
+#include "src/job/job_request.hpp"
 
 #include <fmt/format.h>
 
@@ -6,13 +6,13 @@
 #include <memory>
 #include <nlohmann/json.hpp>
 
-#include "ejob/go/json.hpp"
-#include "ejob/helm/chart_metadata.hpp"
-#include "ejob/job/job_flags.hpp"
-#include "ejob/job/job_schema.hpp"
-#include "ejob/job/job_values.hpp"
-#include "ejob/job/value_locator.hpp"
-#include "ejob/util/error.hpp"
+#include "src/job/job_flags.hpp"
+#include "src/job/job_schema.hpp"
+#include "src/job/job_values.hpp"
+#include "src/job/value_locator.hpp"
+#include "src/render/go/json.hpp"
+#include "src/render/helm/chart_metadata.hpp"
+#include "src/util/error.hpp"
 
 namespace ejob::job {
 
@@ -25,11 +25,11 @@ uint64_t fnv1a64(std::string_view bytes) {
   return h;
 }
 
-using render::Map;
-using render::Value;
+using render::go::Map;
+using render::go::Value;
 
 /// Reads each path once, however many layers look at it.
-render::ReadFile caching(const render::ReadFile& read) {
+render::helm::ReadFile caching(const render::helm::ReadFile& read) {
   auto cache = std::make_shared<std::map<std::string, std::string>>();
   return [read, cache](const std::string& path) {
     auto it = cache->find(path);
@@ -38,9 +38,10 @@ render::ReadFile caching(const render::ReadFile& read) {
   };
 }
 
-render::ChartPtr load_job_chart(const JobRequest& request, const DefaultChart& default_chart) {
+render::helm::ChartPtr load_job_chart(const JobRequest& request,
+                                      const DefaultChart& default_chart) {
   if (request.chart_dir.empty()) return default_chart();
-  return render::load_chart(request.chart_dir);
+  return render::helm::load_chart(request.chart_dir);
 }
 
 /// Go's words for a YAML syntax error, without what the location already says:
@@ -57,11 +58,11 @@ std::string yaml_problem(const std::string& message) {
 }
 
 /// One job-mode file's values; a syntax error is said once, at its line and column.
-render::Map file_values(const std::string& file, const render::ReadFile& read) {
-  render::ValueSources one;
+render::go::Map file_values(const std::string& file, const render::helm::ReadFile& read) {
+  render::helm::ValueSources one;
   one.files = {file};
   try {
-    return render::merge_user_values(one, read);
+    return render::helm::merge_user_values(one, read);
   } catch (const Error& e) {
     if (e.where().line == 0) throw;
     throw Error(e.code(), "not valid YAML: " + yaml_problem(e.message()), e.where());
@@ -70,8 +71,8 @@ render::Map file_values(const std::string& file, const render::ReadFile& read) {
 
 /// Every -f file (the job file first) and the --set* flags, each checked on its own against
 /// the chart's schema so that a mistake is reported where it was written.
-void check_sources(const render::ValueSources& sources, const render::Chart& chart,
-                   const ValueLocator& locator, const render::ReadFile& read,
+void check_sources(const render::helm::ValueSources& sources, const render::helm::Chart& chart,
+                   const ValueLocator& locator, const render::helm::ReadFile& read,
                    const std::optional<std::string>& job_file) {
   if (chart.schema.empty()) return;
   nlohmann::json schema = nlohmann::json::parse(chart.schema, nullptr, false);
@@ -82,9 +83,9 @@ void check_sources(const render::ValueSources& sources, const render::Chart& cha
         file_values(file, read), schema, origin,
         [&](const ValuePath& path, Part part) { return locator.in_file(file, path, part); });
   }
-  render::ValueSources sets = sources;
+  render::helm::ValueSources sets = sources;
   sets.files.clear();
-  check_job_values(render::merge_user_values(sets, read), schema, "--set",
+  check_job_values(render::helm::merge_user_values(sets, read), schema, "--set",
                    [&](const ValuePath& path, Part part) { return locator.in_flags(path, part); });
 }
 
@@ -153,17 +154,17 @@ bool is_job_request(const JobRequest& request) {
   return request.chart_dir.empty() || request.job_file || any_flag;
 }
 
-Job resolve_job(const JobRequest& request, const render::ReadFile& read_uncached,
+Job resolve_job(const JobRequest& request, const render::helm::ReadFile& read_uncached,
                 const DefaultChart& default_chart) {
-  render::ReadFile read = caching(read_uncached);
+  render::helm::ReadFile read = caching(read_uncached);
   bool job_mode = is_job_request(request);
   Job job;
   job.chart = load_job_chart(request, default_chart);
-  render::ValueSources sources = request.sources;
+  render::helm::ValueSources sources = request.sources;
   if (request.job_file) sources.files.insert(sources.files.begin(), *request.job_file);
   ValueLocator locator(sources, read);
   if (job_mode) check_sources(sources, *job.chart, locator, read, request.job_file);
-  job.values = render::merge_user_values(sources, read);
+  job.values = render::helm::merge_user_values(sources, read);
   apply_job_flags(request.flags, job.values);
   if (job_mode) {
     expand_spot(job.values, &locator);
@@ -175,7 +176,8 @@ Job resolve_job(const JobRequest& request, const render::ReadFile& read_uncached
                                             : std::string("release-name");
   NameRequest name{model, request.exact_name, std::nullopt, !request.chart_dir.empty()};
   if (request.reproducible_name)
-    name.seed = fnv1a64(model + '\n' + render::json::marshal(render::Value::map(job.values)));
+    name.seed =
+        fnv1a64(model + '\n' + render::go::json::marshal(render::go::Value::map(job.values)));
   job.name = choose_job_name(name, job.values, job.chart->values.as_map());
   job.name_space = !request.name_space.empty() ? request.name_space
                    : request.chart_dir.empty() ? std::string(k_job_namespace)
@@ -183,8 +185,8 @@ Job resolve_job(const JobRequest& request, const render::ReadFile& read_uncached
   return job;
 }
 
-render::RenderOptions job_render_options(const Job& job) {
-  render::RenderOptions options;
+render::helm::RenderOptions job_render_options(const Job& job) {
+  render::helm::RenderOptions options;
   options.chart = job.chart;
   options.user_values = job.values;
   options.release_name = job.name;
@@ -192,18 +194,19 @@ render::RenderOptions job_render_options(const Job& job) {
   return options;
 }
 
-std::string render_job(const Job& job, const render::RenderIo& io) {
-  return render::render_chart(job_render_options(job), io);
+std::string render_job(const Job& job, const render::helm::RenderIo& io) {
+  return render::helm::render_chart(job_render_options(job), io);
 }
 
-kubeapi::Json api_object(const render::Value& object) {
-  return kubeapi::Json::parse(render::json::marshal(object));
+kubeapi::Json api_object(const render::go::Value& object) {
+  return kubeapi::Json::parse(render::go::json::marshal(object));
 }
 
-std::vector<kubeapi::Json> render_job_objects(const Job& job, const render::RenderIo& io) {
+std::vector<kubeapi::Json> render_job_objects(const Job& job, const render::helm::RenderIo& io) {
   std::vector<kubeapi::Json> objects;
-  const render::SortedManifests sorted = render::render_manifests(job_render_options(job), io);
-  for (const render::Value& object : render::manifest_objects(sorted))
+  const render::helm::SortedManifests sorted =
+      render::helm::render_manifests(job_render_options(job), io);
+  for (const render::go::Value& object : render::helm::manifest_objects(sorted))
     objects.push_back(api_object(object));
   return objects;
 }

@@ -14,12 +14,12 @@
 #include <optional>
 #include <string>
 
-#include "ejob/go/value.hpp"
-#include "ejob/helm/chart.hpp"
-#include "ejob/helm/coalesce.hpp"
-#include "ejob/helm/render_chart.hpp"
-#include "ejob/job/job_flags.hpp"
-#include "ejob/kubeapi/client.hpp"
+#include "src/job/job_flags.hpp"
+#include "src/kubeapi/client.hpp"
+#include "src/render/go/value.hpp"
+#include "src/render/helm/chart.hpp"
+#include "src/render/helm/coalesce.hpp"
+#include "src/render/helm/render_chart.hpp"
 
 namespace ejob::job {
 
@@ -29,7 +29,7 @@ inline constexpr std::string_view k_job_namespace = "elastic-job";
 /// Everything the command line says about one job.
 struct JobRequest {
   std::optional<std::string> job_file;  ///< positional JOBFILE
-  render::ValueSources sources;         ///< -f and --set* (job file not included)
+  render::helm::ValueSources sources;   ///< -f and --set* (job file not included)
   JobFlags flags;                       ///< the job flags and `-- SCRIPT ARGS`
   std::string name;         ///< --name ("" = a job's script base name, else `release-name`)
   bool exact_name = false;  ///< --exact-name
@@ -42,8 +42,8 @@ struct JobRequest {
 
 /// The resolved job: chart, user values (what `ejob values` prints), name and namespace.
 struct Job {
-  render::ChartPtr chart;
-  render::Map values;
+  render::helm::ChartPtr chart;
+  render::go::Map values;
   std::string name;
   std::string name_space;
 };
@@ -54,29 +54,29 @@ struct Job {
 bool is_job_request(const JobRequest& request);
 
 /// The chart of a job without --chart (the ejob executable's embedded elasticjob chart).
-using DefaultChart = std::function<render::ChartPtr()>;
+using DefaultChart = std::function<render::helm::ChartPtr()>;
 
 /// Resolves a request (see the file comment). `read` reads files named on the command line.
 /// Throws ejob::Error: Usage for bad flags and names, Input for bad values, Io for unreadable
 /// files.
-Job resolve_job(const JobRequest& request, const render::ReadFile& read,
+Job resolve_job(const JobRequest& request, const render::helm::ReadFile& read,
                 const DefaultChart& default_chart);
 
 /// The render options of a resolved job (chart, user values, release name, namespace); the
 /// caller may add --kube-version, --show-only and --output-dir.
-render::RenderOptions job_render_options(const Job& job);
+render::helm::RenderOptions job_render_options(const Job& job);
 
 /// Renders a job's manifests exactly as `helm template` prints them (what `ejob template`
 /// prints and `ejob submit --dry-run=client` shows). Throws ejob::Error like render_chart.
-std::string render_job(const Job& job, const render::RenderIo& io);
+std::string render_job(const Job& job, const render::helm::RenderIo& io);
 
 /// A rendered object as the API client sends it: Go's JSON encoding of the value, so numbers
 /// and booleans come out as Helm and kubectl send them.
-kubeapi::Json api_object(const render::Value& object);
+kubeapi::Json api_object(const render::go::Value& object);
 
 /// Renders a job's objects as data (render::render_manifests + manifest_objects), in the
 /// order `ejob template` prints them: what `ejob submit` sends. Throws ejob::Error like
 /// render_chart.
-std::vector<kubeapi::Json> render_job_objects(const Job& job, const render::RenderIo& io);
+std::vector<kubeapi::Json> render_job_objects(const Job& job, const render::helm::RenderIo& io);
 
 }  // namespace ejob::job

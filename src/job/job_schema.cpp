@@ -1,4 +1,4 @@
-#include "ejob/job/job_schema.hpp"
+#include "src/job/job_schema.hpp"
 
 #include <fmt/format.h>
 #include <re2/re2.h>
@@ -6,16 +6,16 @@
 #include <cmath>
 #include <nlohmann/json.hpp>
 
-#include "ejob/go/json.hpp"
-#include "ejob/util/error.hpp"
-#include "ejob/util/spelling.hpp"
+#include "src/render/go/json.hpp"
+#include "src/util/error.hpp"
+#include "src/util/spelling.hpp"
 
 namespace ejob::job {
 
 namespace {
 
 using nlohmann::json;
-using render::Value;
+using render::go::Value;
 
 /// Where in the values a check is, and which source they came from.
 struct At {
@@ -130,7 +130,7 @@ bool scalar_ok(const Value& v, const json& schema) {
     if (!any) return false;
   }
   if (schema.contains("enum")) {
-    std::string text = render::json::marshal(v);
+    std::string text = render::go::json::marshal(v);
     bool any = false;
     for (const json& e : schema["enum"]) any = any || e.dump() == text;
     if (!any) return false;
@@ -171,7 +171,7 @@ void check_value(const Value& value, const json& schema, const At& at) {
   if (value.is_nil()) return;
   if (!scalar_ok(value, schema)) {
     fail_at(at, Part::Value,
-            fmt::format("{}: {} is not {}", path_text(at.path), render::json::marshal(value),
+            fmt::format("{}: {} is not {}", path_text(at.path), render::go::json::marshal(value),
                         form_of(schema)));
   }
   if (value.is_map()) check_map(value, schema, at);
@@ -185,7 +185,7 @@ void check_value(const Value& value, const json& schema, const At& at) {
 
 }  // namespace
 
-void check_job_values(const render::Map& layer, const json& schema, std::string_view origin,
+void check_job_values(const render::go::Map& layer, const json& schema, std::string_view origin,
                       const LocateValue& locate) {
   check_map(Value::map(layer), schema, {{}, origin, locate});
 }

@@ -17,8 +17,8 @@
 #include <nlohmann/json_fwd.hpp>
 #include <string_view>
 
-#include "ejob/go/value.hpp"
-#include "ejob/job/value_locator.hpp"
+#include "src/job/value_locator.hpp"
+#include "src/render/go/value.hpp"
 
 namespace ejob::job {
 
@@ -28,7 +28,7 @@ using LocateValue = std::function<Location(const ValuePath&, Part)>;
 
 /// Checks one source's values. Throws ejob::Error(Input) with the first problem, located by
 /// `locate` (the source line and a caret) or else prefixed with `origin`.
-void check_job_values(const render::Map& layer, const nlohmann::json& schema,
+void check_job_values(const render::go::Map& layer, const nlohmann::json& schema,
                       std::string_view origin, const LocateValue& locate = {});
 
 }  // namespace ejob::job

@@ -1,12 +1,12 @@
-#include "ejob/job/job_schema.hpp"
+#include "src/job/job_schema.hpp"
 
 #include <catch2/catch.hpp>
 #include <fstream>
 #include <nlohmann/json.hpp>
 #include <sstream>
 
-#include "ejob/go/json.hpp"
-#include "ejob/util/error.hpp"
+#include "src/render/go/json.hpp"
+#include "src/util/error.hpp"
 
 namespace ejob::job {
 namespace {
@@ -29,7 +29,7 @@ const json& chart_schema() {
 std::string check(std::string_view values, const json& schema = chart_schema(),
                   std::string_view origin = "job.yaml") {
   try {
-    check_job_values(render::json::unmarshal(values).value.as_map(), schema, origin);
+    check_job_values(render::go::json::unmarshal(values).value.as_map(), schema, origin);
   } catch (const Error& e) {
     CHECK(e.code() == ErrorCode::Input);
     return e.message();

@@ -1,22 +1,22 @@
-#include "ejob/job/job_values.hpp"
+#include "src/job/job_values.hpp"
 
 #include <fmt/format.h>
 
 #include <random>
 
-#include "ejob/helm/render_chart.hpp"
-#include "ejob/job/job_flags.hpp"
-#include "ejob/render/naming.hpp"
-#include "ejob/spot/presets.hpp"
-#include "ejob/util/error.hpp"
+#include "src/job/job_flags.hpp"
+#include "src/job/naming.hpp"
+#include "src/render/helm/render_chart.hpp"
+#include "src/spot/presets.hpp"
+#include "src/util/error.hpp"
 
 namespace ejob::job {
 
 namespace {
 
-using render::List;
-using render::Map;
-using render::Value;
+using render::go::List;
+using render::go::Map;
+using render::go::Value;
 
 Value string_list(std::initializer_list<std::string_view> items) {
   List out;
@@ -113,18 +113,18 @@ std::string choose_job_name(const NameRequest& request, const Map& user, const M
       if (spec.is_map() && !get_path(spec.as_map(), {"blob"}).is_nil()) blobs.push_back(volume);
     }
   }
-  render::NameBudget budget = render::name_budget(max, blobs);
+  job::NameBudget budget = job::name_budget(max, blobs);
   if (request.exact) {
     if (request.helm_release)
-      render::validate_release_name(request.name);  // Helm's rule: 53 characters
+      render::helm::validate_release_name(request.name);  // Helm's rule: 53 characters
     else
-      render::check_exact_name(request.name, budget);
+      job::check_exact_name(request.name, budget);
     return request.name;
   }
-  if (!request.seed) return render::unique_job_name(request.name, budget);
+  if (!request.seed) return job::unique_job_name(request.name, budget);
   std::mt19937_64 seeded(*request.seed);
-  return render::unique_job_name(request.name, budget,
-                                 [&seeded] { return static_cast<uint32_t>(seeded()); });
+  return job::unique_job_name(request.name, budget,
+                              [&seeded] { return static_cast<uint32_t>(seeded()); });
 }
 
 }  // namespace ejob::job

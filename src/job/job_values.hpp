@@ -8,8 +8,8 @@
 #include <string>
 #include <string_view>
 
-#include "ejob/go/value.hpp"
-#include "ejob/job/value_locator.hpp"
+#include "src/job/value_locator.hpp"
+#include "src/render/go/value.hpp"
 
 namespace ejob::job {
 
@@ -17,7 +17,7 @@ namespace ejob::job {
 /// `spot.tolerations`, fills them from src/spot's presets for `spot.mode` (default required).
 /// Throws ejob::Error(Input) naming the key when the provider or mode is unknown, at the place
 /// `locator` finds for it.
-void expand_spot(render::Map& values, const ValueLocator* locator = nullptr);
+void expand_spot(render::go::Map& values, const ValueLocator* locator = nullptr);
 
 /// What a job name is made from: --name (or the script's base name when empty) and whether it
 /// is used exactly.
@@ -35,7 +35,7 @@ struct NameRequest {
 /// The job name: `request.name` checked as it is, or made unique (DNS form + random suffix);
 /// the length budget comes from the effective `workers.max` and blob volumes of `user` over
 /// `defaults`. Throws ejob::Error(Usage) naming --name with the limit.
-std::string choose_job_name(const NameRequest& request, const render::Map& user,
-                            const render::Map& defaults);
+std::string choose_job_name(const NameRequest& request, const render::go::Map& user,
+                            const render::go::Map& defaults);
 
 }  // namespace ejob::job

@@ -1,22 +1,22 @@
-#include "ejob/job/job_values.hpp"
+#include "src/job/job_values.hpp"
 
 #include <catch2/catch.hpp>
 
-#include "ejob/go/json.hpp"
-#include "ejob/util/error.hpp"
+#include "src/render/go/json.hpp"
+#include "src/util/error.hpp"
 
 namespace ejob::job {
 namespace {
 
-using render::Map;
-using render::Value;
+using render::go::Map;
+using render::go::Value;
 
-Map values_from(std::string_view json) { return render::json::unmarshal(json).value.as_map(); }
+Map values_from(std::string_view json) { return render::go::json::unmarshal(json).value.as_map(); }
 
 std::string spot_of(std::string_view json) {
   Map values = values_from(json);
   expand_spot(values);
-  return render::json::marshal(Value::map(values));
+  return render::go::json::marshal(Value::map(values));
 }
 
 /// The message of the ejob::Error `f` throws with `code` ("" when none).

@@ -1,12 +1,12 @@
-#include "ejob/job/job_view.hpp"
+#include "src/job/job_view.hpp"
 
 #include <algorithm>
 #include <future>
 #include <set>
 
-#include "ejob/job/cluster_submit.hpp"
-#include "ejob/job/job_pods.hpp"
-#include "ejob/kubeapi/exec_plugin.hpp"
+#include "src/job/cluster_submit.hpp"
+#include "src/job/job_pods.hpp"
+#include "src/kubeapi/exec_plugin.hpp"
 
 namespace ejob::job {
 

@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-#include "ejob/kubeapi/client.hpp"
+#include "src/kubeapi/client.hpp"
 
 namespace ejob::job {
 

@@ -1,4 +1,4 @@
-#include "ejob/job/job_wait.hpp"
+#include "src/job/job_wait.hpp"
 
 #include <atomic>
 #include <charconv>
@@ -8,11 +8,11 @@
 #include <mutex>
 #include <thread>
 
-#include "ejob/go/time.hpp"
-#include "ejob/job/cluster_submit.hpp"
-#include "ejob/job/job_pods.hpp"
-#include "ejob/job/job_view.hpp"
-#include "ejob/util/error.hpp"
+#include "src/job/cluster_submit.hpp"
+#include "src/job/job_pods.hpp"
+#include "src/job/job_view.hpp"
+#include "src/render/go/time.hpp"
+#include "src/util/error.hpp"
 
 namespace ejob::job {
 
@@ -23,7 +23,7 @@ namespace {
 /// "5m3s": a wait's length as Go prints durations, to the second.
 std::string took(std::chrono::steady_clock::duration d) {
   const auto s = std::chrono::duration_cast<std::chrono::seconds>(d);
-  return render::gotime::duration_string(static_cast<int64_t>(s.count()) * 1'000'000'000);
+  return render::go::gotime::duration_string(static_cast<int64_t>(s.count()) * 1'000'000'000);
 }
 
 /// The job's Failed condition's message, else its reason.
@@ -72,7 +72,7 @@ std::optional<std::chrono::milliseconds> parse_wait_timeout(const std::string& v
     return std::chrono::seconds(seconds);
   }
   std::string error;
-  const auto ns = render::gotime::parse_duration(value, error);
+  const auto ns = render::go::gotime::parse_duration(value, error);
   if (!ns || *ns < 0)
     throw Error(ErrorCode::Usage, flag + " takes seconds or a duration such as 90m, got \"" +
                                       value + "\"" + (error.empty() ? "" : " (" + error + ")"));

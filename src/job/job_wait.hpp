@@ -10,7 +10,7 @@
 #include <optional>
 #include <string>
 
-#include "ejob/kubeapi/client.hpp"
+#include "src/kubeapi/client.hpp"
 
 namespace ejob::job {
 

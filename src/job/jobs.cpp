@@ -1,6 +1,7 @@
-#include "ejob/job/jobs.hpp"
+#include "src/job/jobs.hpp"
 
-#include "ejob/util/error.hpp"
+#include "src/job/local_backend.hpp"
+#include "src/util/error.hpp"
 
 namespace ejob::job {
 
@@ -40,6 +41,15 @@ void remove_jobs(Backend& backend, const std::vector<std::string>& names,
     for (const std::string& name : removed) backend.wait_removed(name, timeout);
   if (!missing.empty())
     throw Error(ErrorCode::NotFound, "elasticjob " + missing + " not found " + scope);
+}
+
+bool targets_local_job(const KubeFlags& flags, const std::string& name) {
+  if (named_target(flags.context, local_job_exists(name)) == Where::Local) return true;
+  if (!has_cluster(flags))
+    throw Error(ErrorCode::NotFound,
+                "no local job named \"" + name +
+                    "\", and no cluster configured to look in (no kubeconfig)");
+  return false;
 }
 
 }  // namespace ejob::job

@@ -5,7 +5,8 @@
 #include <string>
 #include <vector>
 
-#include "ejob/job/backend.hpp"
+#include "src/job/backend.hpp"
+#include "src/job/kube_session.hpp"
 
 namespace ejob::job {
 
@@ -17,6 +18,10 @@ Where submit_target(bool local_flag, const std::string& context, bool values_say
 /// local` means this machine; another --context means that cluster; without one, the local job
 /// of that name when there is one, else the cluster.
 Where named_target(const std::string& context, bool local_job_named);
+
+/// True when `name` is to be taken as a local job (named_target); ejob::Error(NotFound) when it
+/// is none and no cluster is configured either.
+bool targets_local_job(const KubeFlags& flags, const std::string& name);
 
 /// Every backend's jobs, backend after backend.
 std::vector<Json> list_jobs(const std::vector<Backend*>& backends);

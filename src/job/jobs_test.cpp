@@ -1,8 +1,8 @@
-#include "ejob/job/jobs.hpp"
+#include "src/job/jobs.hpp"
 
 #include <catch2/catch.hpp>
 
-#include "ejob/util/error.hpp"
+#include "src/util/error.hpp"
 
 namespace ejob::job {
 namespace {

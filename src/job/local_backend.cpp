@@ -1,8 +1,12 @@
-#include "ejob/job/local_backend.hpp"
+#include "src/job/local_backend.hpp"
 
-#include "ejob/local/job_launch.hpp"
-#include "ejob/local/local_jobs.hpp"
-#include "ejob/util/error.hpp"
+#include <filesystem>
+
+#include "src/job/job_wait.hpp"
+#include "src/local/job_launch.hpp"
+#include "src/local/local_jobs.hpp"
+#include "src/local/supervisor.hpp"
+#include "src/util/error.hpp"
 
 namespace ejob::job {
 namespace {
@@ -45,6 +49,18 @@ Json local_job_object(const local::JobState& state) {
 }
 
 bool local_job_exists(const std::string& name) { return local::exists(name); }
+
+int run_local_supervisor(const std::string& dir) { return local::run_supervisor(dir); }
+
+LocalBackend LocalBackend::of_this_executable() {
+  // argv[0] may be relative or found on PATH; the supervisor is started from anywhere.
+  std::error_code ec;
+  const auto path = std::filesystem::read_symlink("/proc/self/exe", ec);
+  if (ec) throw Error(ErrorCode::Internal, "cannot find the ejob executable: " + ec.message());
+  LocalBackend backend(path.string());
+  backend.report_every = report_interval();
+  return backend;
+}
 
 Submitted LocalBackend::submit(const RenderObjects& render, const SubmitOptions& options) {
   if (options.server_dry_run)

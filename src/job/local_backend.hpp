@@ -2,7 +2,7 @@
 /// The jobs of this machine (src/local): a private etcd and one ejob-agent per simulated node,
 /// run by a detached supervisor (docs/local.md).
 
-#include "ejob/job/backend.hpp"
+#include "src/job/backend.hpp"
 
 namespace ejob::job {
 
@@ -10,6 +10,9 @@ class LocalBackend : public Backend {
  public:
   /// `self`: the ejob executable, which runs each job's supervisor.
   explicit LocalBackend(std::string self) : m_self(std::move(self)) {}
+  /// The backend whose supervisors this very executable runs (`ejob local-supervisor`),
+  /// reporting at job_wait's report_interval().
+  static LocalBackend of_this_executable();
 
   [[nodiscard]] Where where() const override { return Where::Local; }
   Submitted submit(const RenderObjects& render, const SubmitOptions& options) override;
@@ -38,6 +41,10 @@ class LocalBackend : public Backend {
 /// A local job as the ElasticJob object a cluster would show: its rendered ElasticJob with the
 /// creation time, a status written from `state` and the annotation `ejob.io/where: local`.
 Json local_job_object(const local::JobState& state);
+
+/// The detached process that runs one local job from its state folder `dir` (src/local's
+/// supervisor), which `ejob local-supervisor DIR` is; returns its exit status.
+int run_local_supervisor(const std::string& dir);
 
 /// True when a local job named `name` exists.
 bool local_job_exists(const std::string& name);

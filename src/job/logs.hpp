@@ -6,7 +6,8 @@
 #include <string>
 #include <vector>
 
-#include "ejob/kubeapi/client.hpp"
+#include "src/kubeapi/client.hpp"
+#include "src/kubeapi/exec_plugin.hpp"
 
 namespace ejob::job {
 
@@ -15,6 +16,11 @@ struct LogRequest {
   std::set<int> workers;        ///< replica indexes; empty: all
   std::string container;        ///< cluster: the container to read ("" = the default)
 };
+
+/// kubectl's check of --since-time: an RFC 3339 time such as 2024-05-01T12:00:00Z.
+inline bool is_rfc3339_time(const std::string& text) {
+  return kubeapi::parse_rfc3339(text).has_value();
+}
 
 /// Receives a job's logs; called from several threads, each call whole.
 class LogSink {

@@ -1,4 +1,4 @@
-#include "ejob/job/value_locator.hpp"
+#include "src/job/value_locator.hpp"
 
 #include <yaml-cpp/yaml.h>
 
@@ -169,7 +169,7 @@ std::string path_text(const ValuePath& path) {
   return out;
 }
 
-ValueLocator::ValueLocator(render::ValueSources sources, render::ReadFile read)
+ValueLocator::ValueLocator(render::helm::ValueSources sources, render::helm::ReadFile read)
     : m_sources(std::move(sources)), m_read(std::move(read)) {}
 
 std::optional<Location> ValueLocator::find(const std::string& file, const ValuePath& path,

@@ -9,8 +9,8 @@
 #include <string>
 #include <vector>
 
-#include "ejob/helm/coalesce.hpp"
-#include "ejob/util/error.hpp"
+#include "src/render/helm/coalesce.hpp"
+#include "src/util/error.hpp"
 
 namespace ejob::job {
 
@@ -30,7 +30,7 @@ enum class Part { Key, Value };
 /// The locations of the keys of one job's values sources.
 class ValueLocator {
  public:
-  ValueLocator(render::ValueSources sources, render::ReadFile read);
+  ValueLocator(render::helm::ValueSources sources, render::helm::ReadFile read);
 
   /// Where `path` is written in the YAML file `file` (one of the sources' files).
   [[nodiscard]] Location in_file(const std::string& file, const ValuePath& path, Part part) const;
@@ -45,8 +45,8 @@ class ValueLocator {
   [[nodiscard]] std::optional<Location> find(const std::string& file, const ValuePath& path,
                                              Part part) const;
 
-  render::ValueSources m_sources;
-  render::ReadFile m_read;
+  render::helm::ValueSources m_sources;
+  render::helm::ReadFile m_read;
 };
 
 }  // namespace ejob::job

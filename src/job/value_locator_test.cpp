@@ -1,4 +1,4 @@
-#include "ejob/job/value_locator.hpp"
+#include "src/job/value_locator.hpp"
 
 #include <catch2/catch.hpp>
 #include <map>
@@ -8,7 +8,7 @@ using namespace ejob::job;
 
 namespace {
 
-render::ReadFile files(std::map<std::string, std::string> texts) {
+render::helm::ReadFile files(std::map<std::string, std::string> texts) {
   return [texts](const std::string& path) {
     auto it = texts.find(path);
     if (it == texts.end()) throw Error(ErrorCode::Io, "no " + path);
@@ -31,7 +31,7 @@ const char* k_job =
 }  // namespace
 
 TEST_CASE("value locator: keys and values of a YAML file, the last duplicate winning") {
-  render::ValueSources sources;
+  render::helm::ValueSources sources;
   sources.files = {"job.yaml"};
   ValueLocator at(sources, files({{"job.yaml", k_job}}));
   Location min = at.in_file("job.yaml", path_of({{"workers", {}}, {"min", {}}}), Part::Value);
@@ -48,7 +48,7 @@ TEST_CASE("value locator: keys and values of a YAML file, the last duplicate win
 }
 
 TEST_CASE("value locator: --set expressions, escapes and JSON values") {
-  render::ValueSources sources;
+  render::helm::ValueSources sources;
   sources.set = {"gpus=2,workers.max=8", "a\\.b=1"};
   sources.set_json = {R"(spot={"provider":"aws","mode":"x"},cpu=1)"};
   sources.set_literal = {"env.X=a,b=c"};
@@ -70,7 +70,7 @@ TEST_CASE("value locator: --set expressions, escapes and JSON values") {
 }
 
 TEST_CASE("value locator: the value in effect is the flags', else the last file's") {
-  render::ValueSources sources;
+  render::helm::ValueSources sources;
   sources.files = {"job.yaml", "more.yaml"};
   auto read = files({{"job.yaml", k_job}, {"more.yaml", "workers:\n  max: 1\n"}});
   ValueLocator files_only(sources, read);

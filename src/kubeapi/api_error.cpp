@@ -1,4 +1,4 @@
-#include "ejob/kubeapi/api_error.hpp"
+#include "src/kubeapi/api_error.hpp"
 
 #include <nlohmann/json.hpp>
 

@@ -8,7 +8,7 @@
 #include <string_view>
 #include <vector>
 
-#include "ejob/util/error.hpp"
+#include "src/util/error.hpp"
 
 namespace ejob::kubeapi {
 

@@ -1,7 +1,7 @@
-#include "ejob/kubeapi/client.hpp"
+#include "src/kubeapi/client.hpp"
 
-#include "ejob/kubeapi/api_error.hpp"
-#include "ejob/util/error.hpp"
+#include "src/kubeapi/api_error.hpp"
+#include "src/util/error.hpp"
 
 namespace ejob::kubeapi {
 namespace {

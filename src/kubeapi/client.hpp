@@ -13,7 +13,7 @@
 #include <string>
 #include <vector>
 
-#include "ejob/kubeapi/transport.hpp"
+#include "src/kubeapi/transport.hpp"
 
 namespace ejob::kubeapi {
 

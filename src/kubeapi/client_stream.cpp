@@ -1,9 +1,9 @@
 // The streaming operations of Client: watch (with bookmarks, renewal and 410 re-list) and pod
 // logs. Kept apart from client.cpp, which holds the request/response operations.
 
-#include "ejob/kubeapi/api_error.hpp"
-#include "ejob/kubeapi/client.hpp"
-#include "ejob/util/error.hpp"
+#include "src/kubeapi/api_error.hpp"
+#include "src/kubeapi/client.hpp"
+#include "src/util/error.hpp"
 
 namespace ejob::kubeapi {
 namespace {

@@ -1,12 +1,12 @@
-#include "ejob/kubeapi/client.hpp"
+#include "src/kubeapi/client.hpp"
 
 #include <atomic>
 #include <catch2/catch.hpp>
 #include <thread>
 
-#include "ejob/kubeapi/api_error.hpp"
-#include "kube/objects.hpp"
-#include "kube/test_server.hpp"
+#include "src/kubeapi/api_error.hpp"
+#include "tests/kube/objects.hpp"
+#include "tests/kube/test_server.hpp"
 
 using namespace ejob;
 using namespace ejob::kubeapi;

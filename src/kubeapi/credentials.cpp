@@ -1,10 +1,10 @@
-#include "ejob/kubeapi/credentials.hpp"
+#include "src/kubeapi/credentials.hpp"
 
 #include <fstream>
 #include <sstream>
 
-#include "ejob/util/base64.hpp"
-#include "ejob/util/error.hpp"
+#include "src/util/base64.hpp"
+#include "src/util/error.hpp"
 
 namespace ejob::kubeapi {
 namespace {

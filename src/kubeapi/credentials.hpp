@@ -10,8 +10,8 @@
 #include <optional>
 #include <string>
 
-#include "ejob/kubeapi/exec_plugin.hpp"
-#include "ejob/kubeapi/kubeconfig.hpp"
+#include "src/kubeapi/exec_plugin.hpp"
+#include "src/kubeapi/kubeconfig.hpp"
 
 namespace ejob::kubeapi {
 

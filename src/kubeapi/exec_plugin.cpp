@@ -1,4 +1,4 @@
-#include "ejob/kubeapi/exec_plugin.hpp"
+#include "src/kubeapi/exec_plugin.hpp"
 
 #include <fcntl.h>
 #include <spawn.h>
@@ -10,8 +10,8 @@
 #include <ctime>
 #include <nlohmann/json.hpp>
 
-#include "ejob/util/base64.hpp"
-#include "ejob/util/error.hpp"
+#include "src/util/base64.hpp"
+#include "src/util/error.hpp"
 
 extern char** environ;
 

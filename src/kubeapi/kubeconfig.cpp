@@ -1,4 +1,4 @@
-#include "ejob/kubeapi/kubeconfig.hpp"
+#include "src/kubeapi/kubeconfig.hpp"
 
 #include <yaml-cpp/yaml.h>
 
@@ -6,8 +6,8 @@
 #include <fstream>
 #include <sstream>
 
-#include "ejob/util/base64.hpp"
-#include "ejob/util/error.hpp"
+#include "src/util/base64.hpp"
+#include "src/util/error.hpp"
 
 extern char** environ;
 

@@ -1,10 +1,10 @@
-#include "ejob/kubeapi/kubeconfig.hpp"
+#include "src/kubeapi/kubeconfig.hpp"
 
 #include <catch2/catch.hpp>
 #include <filesystem>
 
-#include "ejob/util/error.hpp"
-#include "kube/test_server.hpp"
+#include "src/util/error.hpp"
+#include "tests/kube/test_server.hpp"
 
 using namespace ejob;
 using namespace ejob::kubeapi;

@@ -1,4 +1,4 @@
-#include "ejob/kubeapi/port_forward.hpp"
+#include "src/kubeapi/port_forward.hpp"
 
 #include <arpa/inet.h>
 #include <netinet/in.h>
@@ -11,7 +11,7 @@
 #include <cerrno>
 #include <cstring>
 
-#include "ejob/util/error.hpp"
+#include "src/util/error.hpp"
 
 namespace ejob::kubeapi {
 namespace {

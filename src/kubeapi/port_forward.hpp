@@ -25,8 +25,8 @@
 #include <thread>
 #include <vector>
 
-#include "ejob/kubeapi/transport.hpp"
-#include "ejob/kubeapi/websocket.hpp"
+#include "src/kubeapi/transport.hpp"
+#include "src/kubeapi/websocket.hpp"
 
 namespace ejob::kubeapi {
 

@@ -1,4 +1,4 @@
-#include "ejob/kubeapi/port_forward.hpp"
+#include "src/kubeapi/port_forward.hpp"
 
 #include <arpa/inet.h>
 #include <netinet/in.h>
@@ -15,9 +15,9 @@
 #include <sstream>
 #include <thread>
 
-#include "ejob/kubeapi/api_error.hpp"
-#include "ejob/kubeapi/client.hpp"
-#include "kube/test_server.hpp"
+#include "src/kubeapi/api_error.hpp"
+#include "src/kubeapi/client.hpp"
+#include "tests/kube/test_server.hpp"
 
 using namespace ejob;
 using namespace ejob::kubeapi;

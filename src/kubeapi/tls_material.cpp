@@ -1,4 +1,4 @@
-#include "ejob/kubeapi/tls_material.hpp"
+#include "src/kubeapi/tls_material.hpp"
 
 #include <curl/curl.h>
 #include <dlfcn.h>

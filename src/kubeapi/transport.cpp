@@ -1,4 +1,4 @@
-#include "ejob/kubeapi/transport.hpp"
+#include "src/kubeapi/transport.hpp"
 
 #include <curl/curl.h>
 
@@ -10,9 +10,9 @@
 #include <thread>
 #include <vector>
 
-#include "ejob/kubeapi/tls_material.hpp"
-#include "ejob/kubeapi/user_agent.hpp"
-#include "ejob/util/error.hpp"
+#include "src/kubeapi/tls_material.hpp"
+#include "src/kubeapi/user_agent.hpp"
+#include "src/util/error.hpp"
 
 namespace ejob::kubeapi {
 namespace {

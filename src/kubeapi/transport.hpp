@@ -19,9 +19,9 @@
 #include <string>
 #include <string_view>
 
-#include "ejob/kubeapi/credentials.hpp"
-#include "ejob/kubeapi/kubeconfig.hpp"
-#include "ejob/util/error.hpp"
+#include "src/kubeapi/credentials.hpp"
+#include "src/kubeapi/kubeconfig.hpp"
+#include "src/util/error.hpp"
 
 namespace ejob::kubeapi {
 

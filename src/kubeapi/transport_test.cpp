@@ -1,4 +1,4 @@
-#include "ejob/kubeapi/transport.hpp"
+#include "src/kubeapi/transport.hpp"
 
 #include <fcntl.h>
 #include <signal.h>
@@ -14,10 +14,10 @@
 #include <sstream>
 #include <thread>
 
-#include "ejob/kubeapi/api_error.hpp"
-#include "ejob/kubeapi/client.hpp"
-#include "ejob/util/base64.hpp"
-#include "kube/test_server.hpp"
+#include "src/kubeapi/api_error.hpp"
+#include "src/kubeapi/client.hpp"
+#include "src/util/base64.hpp"
+#include "tests/kube/test_server.hpp"
 
 using namespace ejob;
 using namespace ejob::kubeapi;

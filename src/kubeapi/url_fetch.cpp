@@ -1,4 +1,4 @@
-#include "ejob/kubeapi/url_fetch.hpp"
+#include "src/kubeapi/url_fetch.hpp"
 
 #include <arpa/inet.h>
 #include <curl/curl.h>
@@ -11,7 +11,7 @@
 #include <stdexcept>
 #include <string_view>
 
-#include "ejob/kubeapi/user_agent.hpp"
+#include "src/kubeapi/user_agent.hpp"
 
 namespace ejob::kubeapi {
 namespace {

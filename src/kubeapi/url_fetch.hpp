@@ -10,7 +10,7 @@
 #include <optional>
 #include <string>
 
-#include "ejob/kubeapi/kubeconfig.hpp"
+#include "src/kubeapi/kubeconfig.hpp"
 
 namespace ejob::kubeapi {
 

@@ -1,4 +1,4 @@
-#include "ejob/kubeapi/url_fetch.hpp"
+#include "src/kubeapi/url_fetch.hpp"
 
 #include <fcntl.h>
 #include <openssl/pem.h>
@@ -13,7 +13,7 @@
 #include <nlohmann/json.hpp>
 #include <stdexcept>
 
-#include "kube/test_server.hpp"
+#include "tests/kube/test_server.hpp"
 
 using namespace ejob::kubeapi;
 using ejob::testing::SilentPort;

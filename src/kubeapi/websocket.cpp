@@ -1,7 +1,7 @@
 // The WebSocket session: frame codec, message reassembly, control frames and the byte I/O over
 // the Transport's RawConnection. The opening handshake is in websocket_handshake.cpp.
 
-#include "ejob/kubeapi/websocket.hpp"
+#include "src/kubeapi/websocket.hpp"
 
 #include <openssl/evp.h>
 #include <openssl/rand.h>
@@ -10,9 +10,9 @@
 #include <cstring>
 #include <optional>
 
-#include "ejob/kubeapi/websocket_impl.hpp"
-#include "ejob/util/base64.hpp"
-#include "ejob/util/error.hpp"
+#include "src/kubeapi/websocket_impl.hpp"
+#include "src/util/base64.hpp"
+#include "src/util/error.hpp"
 
 namespace ejob::kubeapi {
 namespace {

@@ -27,7 +27,7 @@
 #include <string_view>
 #include <vector>
 
-#include "ejob/kubeapi/transport.hpp"
+#include "src/kubeapi/transport.hpp"
 
 namespace ejob::kubeapi {
 

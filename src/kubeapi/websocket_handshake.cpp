@@ -6,11 +6,11 @@
 #include <algorithm>
 #include <map>
 
-#include "ejob/kubeapi/api_error.hpp"
-#include "ejob/kubeapi/websocket.hpp"
-#include "ejob/kubeapi/websocket_impl.hpp"
-#include "ejob/util/base64.hpp"
-#include "ejob/util/error.hpp"
+#include "src/kubeapi/api_error.hpp"
+#include "src/kubeapi/websocket.hpp"
+#include "src/kubeapi/websocket_impl.hpp"
+#include "src/util/base64.hpp"
+#include "src/util/error.hpp"
 
 namespace ejob::kubeapi {
 namespace {

@@ -7,7 +7,7 @@
 #include <optional>
 #include <string>
 
-#include "ejob/kubeapi/websocket.hpp"
+#include "src/kubeapi/websocket.hpp"
 
 namespace ejob::kubeapi {
 

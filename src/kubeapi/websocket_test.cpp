@@ -1,10 +1,10 @@
-#include "ejob/kubeapi/websocket.hpp"
+#include "src/kubeapi/websocket.hpp"
 
 #include <catch2/catch.hpp>
 #include <thread>
 
-#include "ejob/kubeapi/api_error.hpp"
-#include "kube/test_server.hpp"
+#include "src/kubeapi/api_error.hpp"
+#include "tests/kube/test_server.hpp"
 
 using namespace ejob;
 using namespace ejob::kubeapi;

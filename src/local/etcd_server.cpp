@@ -1,4 +1,4 @@
-#include "ejob/local/etcd_server.hpp"
+#include "src/local/etcd_server.hpp"
 
 #include <signal.h>
 #include <sys/wait.h>
@@ -9,8 +9,8 @@
 #include <sstream>
 #include <thread>
 
-#include "ejob/local/process.hpp"
-#include "ejob/util/error.hpp"
+#include "src/local/process.hpp"
+#include "src/util/error.hpp"
 
 namespace ejob::local {
 namespace {

@@ -1,12 +1,12 @@
-#include "ejob/local/job_launch.hpp"
+#include "src/local/job_launch.hpp"
 
 #include <unistd.h>
 
 #include <cstdlib>
 
-#include "ejob/local/etcd_server.hpp"
-#include "ejob/local/process.hpp"
-#include "ejob/util/error.hpp"
+#include "src/local/etcd_server.hpp"
+#include "src/local/process.hpp"
+#include "src/util/error.hpp"
 
 namespace ejob::local {
 namespace {

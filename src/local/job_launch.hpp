@@ -6,7 +6,7 @@
 #include <string>
 #include <vector>
 
-#include "ejob/local/launch.hpp"
+#include "src/local/launch.hpp"
 
 namespace ejob::local {
 

@@ -1,9 +1,9 @@
-#include "ejob/local/job_launch.hpp"
+#include "src/local/job_launch.hpp"
 
 #include <catch2/catch.hpp>
 #include <cstdlib>
 
-#include "ejob/util/error.hpp"
+#include "src/util/error.hpp"
 
 namespace ejob::local {
 namespace {

@@ -1,6 +1,6 @@
-#include "ejob/local/launch.hpp"
+#include "src/local/launch.hpp"
 
-#include "ejob/util/error.hpp"
+#include "src/util/error.hpp"
 
 namespace ejob::local {
 

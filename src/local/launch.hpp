@@ -6,7 +6,7 @@
 #include <string>
 #include <vector>
 
-#include "ejob/local/state.hpp"
+#include "src/local/state.hpp"
 
 namespace ejob::local {
 

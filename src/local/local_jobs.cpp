@@ -1,4 +1,4 @@
-#include "ejob/local/local_jobs.hpp"
+#include "src/local/local_jobs.hpp"
 
 #include <signal.h>
 #include <sys/stat.h>
@@ -10,11 +10,11 @@
 #include <cstring>
 #include <thread>
 
-#include "ejob/local/etcd_server.hpp"
-#include "ejob/local/process.hpp"
-#include "ejob/local/requests.hpp"
-#include "ejob/local/supervisor.hpp"
-#include "ejob/util/error.hpp"
+#include "src/local/etcd_server.hpp"
+#include "src/local/process.hpp"
+#include "src/local/requests.hpp"
+#include "src/local/supervisor.hpp"
+#include "src/util/error.hpp"
 
 namespace ejob::local {
 namespace {

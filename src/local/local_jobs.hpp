@@ -9,8 +9,8 @@
 #include <string>
 #include <vector>
 
-#include "ejob/local/launch.hpp"
-#include "ejob/local/state.hpp"
+#include "src/local/launch.hpp"
+#include "src/local/state.hpp"
 
 namespace ejob::local {
 

@@ -4,7 +4,7 @@
 #include <map>
 #include <thread>
 
-#include "ejob/local/local_jobs.hpp"
+#include "src/local/local_jobs.hpp"
 
 namespace ejob::local {
 namespace {

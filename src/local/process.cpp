@@ -1,4 +1,4 @@
-#include "ejob/local/process.hpp"
+#include "src/local/process.hpp"
 
 #include <arpa/inet.h>
 #include <dirent.h>
@@ -15,7 +15,7 @@
 #include <fstream>
 #include <sstream>
 
-#include "ejob/util/error.hpp"
+#include "src/util/error.hpp"
 
 extern char** environ;
 

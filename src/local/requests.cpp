@@ -1,4 +1,4 @@
-#include "ejob/local/requests.hpp"
+#include "src/local/requests.hpp"
 
 #include <signal.h>
 #include <unistd.h>
@@ -7,8 +7,8 @@
 #include <atomic>
 #include <chrono>
 
-#include "ejob/local/process.hpp"
-#include "ejob/util/error.hpp"
+#include "src/local/process.hpp"
+#include "src/util/error.hpp"
 
 namespace ejob::local {
 namespace {

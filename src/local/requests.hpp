@@ -5,7 +5,7 @@
 #include <filesystem>
 #include <vector>
 
-#include "ejob/local/state.hpp"
+#include "src/local/state.hpp"
 
 namespace ejob::local {
 

@@ -1,4 +1,4 @@
-#include "ejob/local/state.hpp"
+#include "src/local/state.hpp"
 
 #include <fcntl.h>
 #include <unistd.h>
@@ -10,7 +10,7 @@
 #include <fstream>
 #include <sstream>
 
-#include "ejob/util/error.hpp"
+#include "src/util/error.hpp"
 
 namespace ejob::local {
 namespace {

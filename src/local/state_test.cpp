@@ -1,4 +1,4 @@
-#include "ejob/local/state.hpp"
+#include "src/local/state.hpp"
 
 #include <unistd.h>
 
@@ -6,8 +6,8 @@
 #include <csignal>
 #include <fstream>
 
-#include "ejob/local/requests.hpp"
-#include "ejob/util/error.hpp"
+#include "src/local/requests.hpp"
+#include "src/util/error.hpp"
 
 namespace ejob::local {
 namespace {

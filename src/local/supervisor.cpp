@@ -1,4 +1,4 @@
-#include "ejob/local/supervisor.hpp"
+#include "src/local/supervisor.hpp"
 
 #include <fcntl.h>
 #include <poll.h>
@@ -12,12 +12,12 @@
 #include <iostream>
 #include <map>
 
-#include "ejob/local/etcd_server.hpp"
-#include "ejob/local/launch.hpp"
-#include "ejob/local/process.hpp"
-#include "ejob/local/requests.hpp"
-#include "ejob/local/state.hpp"
-#include "ejob/util/error.hpp"
+#include "src/local/etcd_server.hpp"
+#include "src/local/launch.hpp"
+#include "src/local/process.hpp"
+#include "src/local/requests.hpp"
+#include "src/local/state.hpp"
+#include "src/util/error.hpp"
 
 namespace ejob::local {
 namespace {

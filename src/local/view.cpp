@@ -1,8 +1,8 @@
 // `ejob describe` of a local job: its files plus the rendezvous round read from its etcd.
 
-#include "ejob/local/local_jobs.hpp"
-#include "ejob/local/process.hpp"
-#include "ejob/util/error.hpp"
+#include "src/local/local_jobs.hpp"
+#include "src/local/process.hpp"
+#include "src/util/error.hpp"
 
 namespace ejob::local {
 namespace {

@@ -1,4 +1,4 @@
-#include "ejob/spot/presets.hpp"
+#include "src/spot/presets.hpp"
 
 #include <algorithm>
 

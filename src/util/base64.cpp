@@ -1,4 +1,4 @@
-#include "ejob/util/base64.hpp"
+#include "src/util/base64.hpp"
 
 #include <array>
 #include <cstdint>

@@ -1,4 +1,4 @@
-#include "ejob/util/base64.hpp"
+#include "src/util/base64.hpp"
 
 #include <catch2/catch.hpp>
 #include <utility>

@@ -1,4 +1,4 @@
-#include "ejob/util/big_stack.hpp"
+#include "src/util/big_stack.hpp"
 
 #include <pthread.h>
 #include <signal.h>

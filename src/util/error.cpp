@@ -1,4 +1,4 @@
-#include "ejob/util/error.hpp"
+#include "src/util/error.hpp"
 
 namespace ejob {
 

@@ -1,4 +1,4 @@
-#include "ejob/util/error.hpp"
+#include "src/util/error.hpp"
 
 #include <catch2/catch.hpp>
 #include <fstream>

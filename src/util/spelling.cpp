@@ -1,4 +1,4 @@
-#include "ejob/util/spelling.hpp"
+#include "src/util/spelling.hpp"
 
 #include <algorithm>
 

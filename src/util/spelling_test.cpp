@@ -1,4 +1,4 @@
-#include "ejob/util/spelling.hpp"
+#include "src/util/spelling.hpp"
 
 #include <catch2/catch.hpp>
 

@@ -1,4 +1,4 @@
-#include "etcd_process.hpp"
+#include "tests/agent/etcd_process.hpp"
 
 #include <arpa/inet.h>
 #include <netinet/in.h>
@@ -14,8 +14,8 @@
 #include <thread>
 #include <vector>
 
-#include "ejob/agent/etcd_client.hpp"
-#include "ejob/util/error.hpp"
+#include "src/agent/etcd/etcd_client.hpp"
+#include "src/util/error.hpp"
 
 namespace ejob::agent::testing {
 namespace {

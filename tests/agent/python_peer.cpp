@@ -1,4 +1,4 @@
-#include "python_peer.hpp"
+#include "tests/agent/python_peer.hpp"
 
 #include <fcntl.h>
 #include <poll.h>

@@ -1,4 +1,4 @@
-#include "kube/test_server.hpp"
+#include "tests/kube/test_server.hpp"
 
 #include <arpa/inet.h>
 #include <fcntl.h>
@@ -13,7 +13,7 @@
 #include <fstream>
 #include <stdexcept>
 
-#include "ejob/kubeapi/transport.hpp"
+#include "src/kubeapi/transport.hpp"
 
 extern char** environ;
 

@@ -9,7 +9,7 @@
 #include <string>
 #include <vector>
 
-#include "ejob/kubeapi/kubeconfig.hpp"
+#include "src/kubeapi/kubeconfig.hpp"
 
 namespace ejob::testing {
 

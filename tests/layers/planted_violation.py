@@ -1,7 +1,14 @@
-"""Proves scripts/check-layers.py fails on an include against docs/ARCHITECTURE.md's table:
-a copy of the table in a temporary tree, an allowed include (passes), then a planted one
-(src/go, the ports of Go's library, including the template layer above it: exit 1, named as
-FILE:LINE), then a new folder under src/ that the table does not name (exit 1, named).
+"""Proves scripts/check-layers.py and scripts/include-graph.py fail on what they exist to catch.
+A copy of the tree's sources, docs and scripts in a temporary folder passes both; then each
+planted fault, alone in a fresh copy, fails the check with exit 1 and a line naming it:
+
+- a lower area including a higher one (Go's ports including the template layer; an agent room
+  including a room above it), named as FILE:LINE;
+- a folder without a row in the table (a new area under src/, a new room of the agent);
+- an include that names no file under the include root (the old link-tree spelling);
+- a symbolic link in the source tree;
+- a row that allows more than the includes use;
+- a picture in docs/ARCHITECTURE.md that the includes do not draw.
 
 Usage: planted_violation.py REPO_ROOT
 """
@@ -11,9 +18,23 @@ import subprocess
 import sys
 import tempfile
 
+COPIED = ("src", "cli", "tests", "bench", "docs", "scripts")
 
-def run(script, root):
-    return subprocess.run([sys.executable, script, root], capture_output=True, text=True)
+
+def copy_tree(repo):
+    root = tempfile.mkdtemp(prefix="ejob-layers-")
+    for top in COPIED:
+        shutil.copytree(os.path.join(repo, top), os.path.join(root, top), symlinks=True,
+                        ignore=shutil.ignore_patterns("__pycache__", "*.gz"))
+    return root
+
+
+def run(root, *args):
+    return subprocess.run([sys.executable] + list(args), cwd=root, capture_output=True, text=True)
+
+
+def check_layers(root):
+    return run(root, os.path.join(root, "scripts", "check-layers.py"), root)
 
 
 def write(root, rel, text):
@@ -22,37 +43,83 @@ def write(root, rel, text):
         f.write(text)
 
 
-def fails_with(script, root, expected):
-    """Whether the check exits 1 naming `expected`; prints what it said either way."""
-    result = run(script, root)
+def replace(root, rel, old, new):
+    path = os.path.join(root, rel)
+    with open(path) as f:
+        text = f.read()
+    if old not in text:
+        raise SystemExit("%s holds no %r to plant a fault in" % (rel, old))
+    with open(path, "w") as f:
+        f.write(text.replace(old, new, 1))
+
+
+def fails_with(result, expected):
+    """Whether a check exited 1 naming `expected`; prints what it said either way."""
     if result.returncode != 1 or expected not in result.stdout:
         print("not reported as %r (exit %d):\n%s%s" % (
             expected, result.returncode, result.stdout, result.stderr))
         return False
-    print(result.stdout.strip())
+    print(result.stdout.strip().splitlines()[0])
     return True
 
 
+def plant_link(root):
+    os.symlink("go", os.path.join(root, "src", "render", "ejob_go"))
+
+
+# (what is planted, how, the check that must fail, what it must say)
+PLANTS = [
+    ("a lower area includes a higher one",
+     lambda r: write(r, "src/render/go/bad.hpp",
+                     '#pragma once\n#include "src/render/text_template/funcs.hpp"\n'),
+     check_layers, "src/render/go/bad.hpp:2: src/render/go includes src/render/text_template"),
+    ("an agent room includes a room above it",
+     lambda r: write(r, "src/agent/store/bad.cpp", '#include "src/agent/rendezvous/round_source.hpp"\n'),
+     check_layers, "src/agent/store/bad.cpp:1: src/agent/store includes src/agent/rendezvous"),
+    ("a new area under src/ without a row",
+     lambda r: write(r, "src/newarea/x.cpp", '#include "src/util/error.hpp"\n'),
+     check_layers, "src/newarea: no row in docs/ARCHITECTURE.md's table"),
+    ("a new room of the agent without a row",
+     lambda r: write(r, "src/agent/newroom/x.cpp", '#include "src/agent/base/log.hpp"\n'),
+     check_layers, "src/agent/newroom: no row in docs/ARCHITECTURE.md's table"),
+    ("an include that names no file",
+     lambda r: write(r, "src/job/x.cpp", '#include "ejob/job/jobs.hpp"\n'),
+     check_layers, 'src/job/x.cpp:1: includes "ejob/job/jobs.hpp", which names no file'),
+    ("a symbolic link in the tree", plant_link,
+     check_layers, "src/render/ejob_go: a symbolic link"),
+    ("a row allowing more than the includes use",
+     lambda r: replace(r, "docs/ARCHITECTURE.md", "| `src/kubeapi` | util |", "| `src/kubeapi` | util, spot |"),
+     check_layers, "src/kubeapi: its row allows spot, which no include of it uses"),
+    ("a picture the includes do not draw",
+     lambda r: replace(r, "docs/ARCHITECTURE.md", "src/render/go             ─► util",
+                       "src/render/go             ─► util, yaml"),
+     lambda r: run(r, os.path.join(r, "scripts", "include-graph.py"), "--check",
+                   os.path.join(r, "docs", "ARCHITECTURE.md")),
+     "picture differs from the includes"),
+]
+
+
 def main(repo):
-    script = os.path.join(repo, "scripts", "check-layers.py")
-    root = tempfile.mkdtemp(prefix="ejob-layers-")
+    root = copy_tree(repo)
     try:
-        os.makedirs(os.path.join(root, "docs"))
-        shutil.copy(os.path.join(repo, "docs", "ARCHITECTURE.md"), os.path.join(root, "docs"))
-        write(root, "src/job/ok.cpp", '#include "ejob/job/ok.hpp"\n#include "ejob/helm/chart.hpp"\n')
-        clean = run(script, root)
-        if clean.returncode != 0:
-            print("an allowed include was refused:\n" + clean.stdout + clean.stderr)
+        clean = check_layers(root)
+        graph = run(root, os.path.join(root, "scripts", "include-graph.py"), "--check",
+                    os.path.join(root, "docs", "ARCHITECTURE.md"))
+        if clean.returncode != 0 or graph.returncode != 0:
+            print("the copied tree fails:\n" + clean.stdout + clean.stderr + graph.stdout + graph.stderr)
             return 1
-        write(root, "src/go/bad.hpp", '#pragma once\n#include "ejob/template/funcs.hpp"\n')
-        if not fails_with(script, root, "src/go/bad.hpp:2: src/go includes src/template"):
-            return 1
-        write(root, "src/newarea/x.cpp", '#include "ejob/helm/chart.hpp"\n')
-        if not fails_with(script, root, "src/newarea: no row in docs/ARCHITECTURE.md's table"):
-            return 1
-        return 0
     finally:
         shutil.rmtree(root, ignore_errors=True)
+    for what, plant, check, expected in PLANTS:
+        root = copy_tree(repo)
+        try:
+            plant(root)
+            if not fails_with(check(root), expected):
+                print("planted, not caught: " + what)
+                return 1
+        finally:
+            shutil.rmtree(root, ignore_errors=True)
+    return 0
 
 
 if __name__ == "__main__":

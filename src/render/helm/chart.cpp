@@ -1,0 +1,260 @@
+#include "src/render/helm/chart.hpp"
+
+#include <fmt/format.h>
+#include <re2/re2.h>
+
+#include <algorithm>
+#include <fstream>
+#include <map>
+#include <sstream>
+
+#include "src/render/go/fmt.hpp"
+#include "src/render/go/unicode.hpp"
+#include "src/render/helm/archive.hpp"
+#include "src/render/helm/chart_metadata.hpp"
+#include "src/render/helm/glob.hpp"
+#include "src/render/yaml/load.hpp"
+#include "src/util/error.hpp"
+
+namespace ejob::render::helm {
+
+using go::go_quote;
+using go::GoType;
+using go::Value;
+using yaml::load_yaml;
+namespace fs = std::filesystem;
+namespace {
+
+[[noreturn]] void fail(const std::string& message, Location where = {}) {
+  throw Error(ErrorCode::Input, message, std::move(where));
+}
+
+bool starts_with(std::string_view s, std::string_view prefix) { return s.starts_with(prefix); }
+
+std::string read_file(const fs::path& p) {
+  std::ifstream in(p, std::ios::binary);
+  if (!in) throw Error(ErrorCode::Io, "open " + p.string() + ": cannot read file");
+  std::ostringstream ss;
+  ss << in.rdbuf();
+  std::string data = ss.str();
+  if (starts_with(data, "\xEF\xBB\xBF")) data.erase(0, 3);  // Helm drops a UTF-8 BOM
+  return data;
+}
+
+/// filepath.Walk in lexical order, following symbolic links (Helm's sympath.Walk).
+void walk(const fs::path& top, const std::string& rel, const IgnoreRules& rules,
+          std::vector<ChartFile>& out) {
+  std::vector<std::string> names;
+  for (const auto& entry : fs::directory_iterator(top / rel))
+    names.push_back(entry.path().filename().string());
+  std::sort(names.begin(), names.end());
+  for (const std::string& n : names) {
+    std::string path = rel.empty() ? n : rel + "/" + n;
+    fs::path full = top / path;
+    std::error_code ec;
+    fs::file_status st = fs::status(full, ec);
+    if (ec) fail("stat " + full.string() + ": " + ec.message());
+    if (fs::is_directory(st)) {
+      if (!rules.ignore(path, true)) walk(top, path, rules, out);
+      continue;
+    }
+    if (rules.ignore(path, false)) continue;
+    if (!fs::is_regular_file(st))
+      fail("cannot load irregular file " + full.string() + " as it has file mode type bits set");
+    out.push_back({path, read_file(full)});
+  }
+}
+
+/// Files below `charts/<name>/` grouped by subchart name, prefix removed.
+using SubchartFiles = std::map<std::string, std::vector<ChartFile>>;
+
+void load_subcharts(Chart& c, SubchartFiles subcharts) {
+  for (auto& [name, files] : subcharts) {
+    if (name.empty() || name[0] == '_' || name[0] == '.') continue;
+    std::string where = fmt::format("error unpacking subchart {} in {}: ", name, c.name());
+    bool archive = name.size() > 4 && name.ends_with(".tgz");  // filepath.Ext(n) == ".tgz"
+    if (archive && files.front().name != name)
+      fail(fmt::format("error unpacking subchart tar in {}: expected {}, got {}", c.name(), name,
+                       files.front().name));
+    std::vector<ChartFile> inner;
+    for (ChartFile& f : files) {
+      size_t slash = f.name.find('/');
+      if (archive || slash == std::string::npos) continue;
+      inner.push_back({f.name.substr(slash + 1), std::move(f.data)});
+    }
+    ChartPtr sub;
+    try {
+      if (archive) inner = load_archive_files(files.front().data);
+      sub = load_chart_files(std::move(inner), c.source_dir + "/charts/" + name);
+    } catch (const Error& e) {
+      throw Error(e.code(), where + e.message(), e.where());
+    }
+    sub->parent = &c;
+    c.dependencies.push_back(std::move(sub));
+  }
+}
+
+Value load_values_file(const ChartFile& f, const std::string& origin) {
+  Value v;
+  try {
+    v = load_yaml(f.data, origin + "/" + f.name);
+  } catch (const Error& e) {
+    throw Error(ErrorCode::Input, "cannot load values.yaml: " + e.message(), e.where());
+  }
+  if (v.is_nil()) return Value::map();
+  if (v.type() != GoType::MapAny)
+    fail(
+        "cannot load values.yaml: error unmarshaling JSON: while decoding JSON: json: cannot "
+        "unmarshal " +
+            json_kind_name(v) + " into Go value of type map[string]interface {}",
+        {origin + "/values.yaml"});
+  return v;
+}
+
+}  // namespace
+
+std::string Chart::full_path() const {
+  if (is_root()) return name();
+  return parent->full_path() + "/charts/" + name();
+}
+
+std::shared_ptr<Chart> Chart::clone_tree(const Chart* new_parent) const {
+  auto copy = std::make_shared<Chart>(*this);
+  copy->parent = new_parent;
+  copy->replaced.clear();  // the copies below get parent links of their own
+  for (auto& dep : copy->dependencies) dep = dep->clone_tree(copy.get());
+  return copy;
+}
+
+ChartPtr load_chart_files(std::vector<ChartFile> files, const std::string& origin) {
+  auto c = std::make_shared<Chart>();
+  c->source_dir = origin;
+  bool have_metadata = false;
+  SubchartFiles subcharts;
+  // Helm keeps a chart's other files in load order (walk or tar order): crds/ prints in it.
+  std::map<std::string, size_t> load_order;
+  for (size_t i = 0; i < files.size(); ++i) load_order.emplace(files[i].name, i);
+  std::sort(files.begin(), files.end(),
+            [](const ChartFile& a, const ChartFile& b) { return a.name < b.name; });
+  for (ChartFile& f : files) {
+    const std::string& n = f.name;
+    if (n == "Chart.yaml") {
+      read_metadata(f.data, origin + "/Chart.yaml", "Chart.yaml", c->metadata);
+      if (c->metadata.api_version.empty()) c->metadata.api_version = "v1";
+      have_metadata = true;
+    } else if (n == "values.yaml") {
+      c->values = load_values_file(f, origin);
+    } else if (n == "values.schema.json") {
+      c->schema = std::move(f.data);
+      c->has_schema = true;
+    } else if (n == "Chart.lock" || n == "requirements.lock") {
+      if (n == "requirements.lock" && c->metadata.api_version == "v1") c->files.push_back(f);
+    } else if (n == "requirements.yaml") {
+      read_metadata(f.data, origin + "/requirements.yaml", "requirements.yaml", c->metadata);
+      if (c->metadata.api_version == "v1") c->files.push_back(std::move(f));
+    } else if (starts_with(n, "templates/")) {
+      c->templates.push_back(std::move(f));
+    } else if (starts_with(n, "charts/") && !n.ends_with(".prov")) {
+      std::string rest = n.substr(7);
+      std::string sub = rest.substr(0, rest.find('/'));
+      subcharts[sub].push_back({rest, std::move(f.data)});
+    } else {
+      c->files.push_back(std::move(f));
+    }
+  }
+  std::stable_sort(c->files.begin(), c->files.end(), [&](const ChartFile& a, const ChartFile& b) {
+    return load_order[a.name] < load_order[b.name];
+  });
+  if (!have_metadata) fail("Chart.yaml file is missing", {origin + "/Chart.yaml"});
+  validate_metadata(c->metadata, origin + "/Chart.yaml");
+  load_subcharts(*c, std::move(subcharts));
+  return c;
+}
+
+ChartPtr load_chart(const fs::path& dir) {
+  std::error_code ec;
+  if (!fs::exists(dir, ec)) fail("stat " + dir.string() + ": no such file or directory");
+  if (!fs::is_directory(dir, ec))
+    fail(fmt::format("{} is not a chart directory; ejob loads charts from directories",
+                     go_quote(dir.string())));
+  IgnoreRules rules;
+  if (fs::exists(dir / ".helmignore", ec)) {
+    try {
+      rules = IgnoreRules::parse(read_file(dir / ".helmignore"));
+    } catch (const Error& e) {
+      throw Error(e.code(), e.message(), {(dir / ".helmignore").string()});
+    }
+  }
+  rules.add_defaults();
+  std::vector<ChartFile> files;
+  walk(dir, "", rules, files);
+  std::string origin = dir.lexically_normal().string();
+  if (origin.size() > 1 && origin.ends_with('/')) origin.pop_back();
+  return load_chart_files(std::move(files), origin);
+}
+
+// ---- .helmignore ------------------------------------------------------------------------
+
+IgnoreRules IgnoreRules::parse(std::string_view text) {
+  IgnoreRules rules;
+  size_t pos = 0;
+  while (pos <= text.size()) {
+    size_t nl = text.find('\n', pos);
+    std::string_view line = text.substr(pos, nl == std::string_view::npos ? nl : nl - pos);
+    pos = nl == std::string_view::npos ? text.size() + 1 : nl + 1;
+    std::string rule = go::unicode::trim_space(line);
+    if (rule.empty() || rule[0] == '#') continue;
+    if (rule.find("**") != std::string::npos) fail("double-star (**) syntax is not supported");
+    filepath_match(rule, "abc");  // throws on a malformed pattern, as Helm checks
+    Pattern p;
+    if (rule[0] == '!') {
+      p.negate = true;
+      rule.erase(0, 1);
+    }
+    if (!rule.empty() && rule.back() == '/') {
+      p.must_dir = true;
+      rule.pop_back();
+    }
+    if (!rule.empty() && rule[0] == '/') {
+      p.scope = Pattern::Scope::Root;
+      rule.erase(0, 1);
+    } else if (rule.find('/') != std::string::npos) {
+      p.scope = Pattern::Scope::Path;
+    }
+    p.rule = std::move(rule);
+    rules.m_patterns.push_back(std::move(p));
+  }
+  return rules;
+}
+
+void IgnoreRules::add_defaults() {
+  Pattern p;
+  p.rule = "templates/.?*";
+  p.scope = Pattern::Scope::Path;
+  m_patterns.push_back(p);
+}
+
+bool IgnoreRules::ignore(const std::string& path, bool is_dir) const {
+  if (path.empty() || path == "." || path == "./") return false;
+  for (const Pattern& p : m_patterns) {
+    std::string_view subject = path;
+    if (p.scope == Pattern::Scope::Base) subject = subject.substr(subject.rfind('/') + 1);
+    bool matched = false;
+    try {
+      matched = filepath_match(p.rule, subject);
+    } catch (const Error&) {
+      matched = false;  // Helm logs and treats a bad pattern as no match
+    }
+    if (p.negate) {
+      // Helm's negation: anything the rule does not match is ignored.
+      if (p.must_dir && !is_dir) return true;
+      if (!matched) return true;
+      continue;
+    }
+    if (p.must_dir && !is_dir) continue;
+    if (matched) return true;
+  }
+  return false;
+}
+
+}  // namespace ejob::render::helm

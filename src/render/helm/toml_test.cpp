@@ -1,0 +1,60 @@
+// Expected outputs in testdata/toml_cases.inc come from BurntSushi/toml v1.2 under Go 1.19
+// (testdata/gen_toml.py).
+#include "src/render/helm/toml.hpp"
+
+#include <catch2/catch.hpp>
+#include <limits>
+#include <vector>
+
+#include "src/render/go/error.hpp"
+#include "src/render/go/fmt.hpp"
+
+namespace ejob::render::helm {
+
+using go::FuncError;
+using go::Value;
+
+namespace {
+
+struct TomlEncodeCase {
+  Value value;
+  std::string want;  // the encoder's output, or "ERR:" + error
+};
+struct TomlDecodeCase {
+  std::string text;
+  std::string printed;  // %v of the decoded map
+  std::string error;
+};
+
+#include "src/render/helm/testdata/toml_cases.inc"
+
+TEST_CASE("toml: encode matches BurntSushi's encoder") {
+  for (const auto& c : k_toml_encode_cases) {
+    INFO(c.want);
+    std::string got;
+    try {
+      got = toml::encode(c.value);
+    } catch (const FuncError& e) {
+      got = "ERR:" + e.message;
+    }
+    CHECK(got == c.want);
+  }
+}
+
+TEST_CASE("toml: decode gives BurntSushi's values") {
+  for (const auto& c : k_toml_decode_cases) {
+    INFO(c.text);
+    toml::Decoded d = toml::decode(c.text);
+    CHECK(format_v(d.value) == c.printed);
+    CHECK(d.error == c.error);
+  }
+}
+
+TEST_CASE("toml: a syntax error names the line") {
+  toml::Decoded d = toml::decode("a = 1\nb = \n");
+  CHECK(d.error.starts_with("toml: line 2: "));
+  CHECK(d.value.as_map().empty());
+}
+
+}  // namespace
+}  // namespace ejob::render::helm

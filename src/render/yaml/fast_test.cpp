@@ -1,0 +1,181 @@
+// The fast path must give what the full parser gives, or decline. Each text is compared with
+// the full parser's result for the same text plus a comment line holding a tab (which keeps
+// it out of the fast path and means nothing to YAML), and with the Go-verified load cases.
+#include "src/render/yaml/fast.hpp"
+
+#include <catch2/catch.hpp>
+#include <string>
+#include <vector>
+
+#include "src/render/go/fmt.hpp"
+#include "src/render/yaml/load.hpp"
+
+namespace ejob::render::yaml {
+
+using go::Value;
+
+namespace {
+
+struct LoadCase {
+  std::string text;
+  std::string any;  // %#v of the interface{} result
+  std::string any_error;
+  std::string map;
+  std::string map_error;
+  std::string list_error;
+};
+
+#include "src/render/yaml/testdata/yaml_load_cases.inc"
+
+constexpr std::string_view k_full_only = "\n#\t\n";
+
+std::string go_syntax(const Value& v) {
+  Value args[] = {v};
+  return sprintf("%#v", args);
+}
+
+/// %#v of the full parser's result, or its error.
+std::string full(const std::string& text) {
+  std::string slow_text = text + std::string(k_full_only);
+  REQUIRE_FALSE(yaml::load_simple(slow_text).has_value());
+  YamlDecoded d = try_load_yaml(slow_text);
+  return d.error.empty() ? go_syntax(d.value) : "error: " + d.error;
+}
+
+const std::vector<std::string> k_accepted = {
+    "",
+    "# only a comment\n\n",
+    "a: 1\nb: two\nc: true\nd: ~\ne: null\nf: 1.5\ng: 0x1F\nh: yes\ni: 2006-01-02\n",
+    "a: 'it''s'\nb: \"x y\"  # c\nc: ''\n'q k': 1\n\"d k\": 2\n",
+    "a: {}\nb: []\nc: {}  # none\n",
+    "a:\n  b:\n    c: d\n  e: f\ng: h\n",
+    "list:\n  - a\n  - 1\n  -\n  - ''\n",
+    "list:\n- a\n- b\nnext: 1\n",
+    "- host: x\n  paths:\n    - path: /\n      pathType: Prefix\n- host: y\n",
+    "a: |\n  line 1\n\n  line 3\n    indented\nb: 1\n",
+    "a: |-\n  x\n  y\n\n\nb: |\n  # not a comment\n",
+    "- |\n  text\n- |-\n  more\n",
+    "a:\n  scalar on next line\nb: 1\n",
+    "yes: 1\non: 2\n1: a\n1.5: b\n0x10: c\n",
+    "a: b # comment\nc: d#e\nf: http://x:80/y\ng: a,b[c]{d}\n",
+    "a: -1\nb: -x\nc: 1_000\nd: 0777\ne: .5\nf: 1e3\n",
+    "dup: 1\ndup: 2\n",
+    "  indented: map\n  second: 2\n",
+    "just a scalar\n",
+    "- a\n- b\n",
+    "a:\n  - x\n  # comment between\n  - y\n",
+    "metadata:\n  annotations:\n    \"helm.sh/hook\": test\n",
+    "command: ['wget']\nargs: [ \"a b\", 1, true, x.y/z , 'it''s' ]  # c\n",
+    "- [a, b]\n- [\"--flag=1\", -1, 1.5, null, a b]\n",
+    "a: \"x\\ny\\tz\\r\"\nb: \"say \\\"hi\\\" \\\\ \"\n",
+    "s: \"{\\\"k\\\":\\\"\\u003cv\\u003e \\u0026\\u0041\\\"}\"\n\"k\\\"1\": 2\n",
+    "a: [\"x\\\"y\", \"\\u0020\"]\n",
+};
+
+const std::vector<std::string> k_declined = {
+    "a: [a, [b]]\n",
+    "a: [a, {b: c}]\n",
+    "a: [a,]\n",
+    "a: [a, , b]\n",
+    "a: [a: b]\n",
+    "a: [a\n  , b]\n",
+    "a: [a] b\n",
+    "a: [- a]\n",
+    "a: [ ]\n",
+    "a: ['x\\y', \"x\\y\"]\n",
+    "a: &x 1\nb: *x\n",
+    "a: !!str 1\n",
+    "a: {b: c}\n",
+    "a: \"x\\ 1\"\n",
+    "a: \"x\\/y\"\n",
+    "a: \"x\\0\"\n",
+    "a: \"\\x41\"\n",
+    "a: \"\\u00e9\"\n",
+    "a: \"\\u001b\"\n",
+    "a: \"\\u12\"\n",
+    "a: \"x\\\n  y\"\n",
+    "a: 'multi\n  line'\n",
+    "a: b\n  c\n",
+    "a:\tb\n",
+    "a: b\r\n",
+    "---\na: 1\n",
+    "a: 1\n...\n",
+    "%YAML 1.1\n---\na: 1\n",
+    "<<: {a: 1}\n",
+    "a: >\n  folded\n",
+    "a: |+\n  keep\n",
+    "a: |2\n  x\n",
+    "a: b: c\n",
+    "a: 1\n b: 2\n",
+    "a:\n  b: 1\n c: 2\n",
+    "- a\nb: 1\n",
+    "a: .inf\n",
+    "? a\n: b\n",
+    "a: @x\n",
+    "a: caf\xc3\xa9\n",
+    "~: 1\n",
+    "a: |\n\n  x\n",
+    "a: |\n  x\n   \n",
+    "- - a\n",
+    "key : v\n",
+    "a: 'x' y\n",
+};
+
+TEST_CASE("yaml_fast: the simple subset gives what the full parser gives") {
+  for (const std::string& text : k_accepted) {
+    INFO(text);
+    std::optional<Value> fast = yaml::load_simple(text);
+    REQUIRE(fast.has_value());
+    CHECK(go_syntax(*fast) == full(text));
+  }
+}
+
+TEST_CASE("yaml_fast: anything else is left to the full parser") {
+  for (const std::string& text : k_declined) {
+    INFO(text);
+    CHECK_FALSE(yaml::load_simple(text).has_value());
+  }
+}
+
+TEST_CASE("yaml_fast: Go-verified load cases, where the fast path answers") {
+  int answered = 0;
+  for (const auto& c : k_load_cases) {
+    INFO(c.text);
+    std::optional<Value> fast = yaml::load_simple(c.text);
+    if (!fast) continue;
+    ++answered;
+    CHECK(c.any_error.empty());
+    CHECK(go_syntax(*fast) == c.any);
+  }
+  CHECK(answered > 10);
+}
+
+}  // namespace
+}  // namespace ejob::render::yaml
+
+namespace ejob::render::yaml {
+namespace {
+
+/// `k0:` / ` k1:` / … nested `levels` deep (one more space per level), the innermost `v: 1`.
+std::string nested_mappings(int levels) {
+  std::string text;
+  for (int i = 0; i < levels; ++i) text += std::string(i, ' ') + "k" + std::to_string(i) + ":\n";
+  return text + std::string(levels, ' ') + "v: 1\n";
+}
+
+}  // namespace
+
+TEST_CASE("fast path: block mappings nested 2000 deep load, as go-yaml's 10000 allow") {
+  // yaml-cpp refuses such text past ~500 levels ("bad file"); go-yaml, and so Helm, read it.
+  std::optional<Value> v = yaml::load_simple(nested_mappings(2000));
+  REQUIRE(v.has_value());
+  const Value* node = &*v;
+  for (int i = 0; i < 2000; ++i) {
+    auto it = node->as_map().find("k" + std::to_string(i));
+    REQUIRE(it != node->as_map().end());
+    node = &it->second;
+  }
+  CHECK(node->as_map().at("v").as_float() == 1);
+}
+
+}  // namespace ejob::render::yaml
