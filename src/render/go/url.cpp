@@ -145,6 +145,69 @@ std::string userinfo_string(std::string_view raw) {
          escape(unescape(raw.substr(colon + 1), Enc::UserPassword), Enc::UserPassword);
 }
 
+/// getScheme: the scheme (lower case) into `u`; returns what follows its ':' (all of `raw`
+/// when it has none).
+std::string_view take_scheme(std::string_view raw, Url& u) {
+  for (size_t i = 0; i < raw.size(); ++i) {
+    char c = raw[i];
+    if ((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z')) continue;
+    if ((c >= '0' && c <= '9') || c == '+' || c == '-' || c == '.') {
+      if (i == 0) return raw;
+      continue;
+    }
+    if (c != ':') return raw;
+    if (i == 0) throw UrlError{"missing protocol scheme"};
+    for (char s : raw.substr(0, i)) u.scheme += static_cast<char>(std::tolower(s));
+    return raw.substr(i + 1);
+  }
+  return raw;
+}
+
+/// parseAuthority: `[userinfo@]host[:port]` into `u`.
+void parse_authority(std::string_view authority, Url& u) {
+  size_t at = authority.rfind('@');
+  u.host =
+      parse_host(u.scheme, at == std::string_view::npos ? authority : authority.substr(at + 1));
+  if (at == std::string_view::npos) return;
+  std::string_view info = authority.substr(0, at);
+  bool valid = std::all_of(info.begin(), info.end(), [](char c) {
+    return (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') ||
+           std::string_view("-._:~!$&'()*+,;=%@").find(c) != std::string_view::npos;
+  });
+  if (!valid) throw UrlError{"net/url: invalid userinfo"};
+  u.has_user = true;
+  u.userinfo = userinfo_string(info);
+}
+
+/// url.parse of a URL without its fragment (viaRequest false), `*` excepted.
+void parse_reference(std::string_view raw, Url& u) {
+  std::string_view rest = take_scheme(raw, u);
+  if (size_t q = rest.find('?'); q != std::string_view::npos) {
+    u.raw_query = std::string(rest.substr(q + 1));
+    rest = rest.substr(0, q);
+  }
+  if (!rest.starts_with("/")) {
+    if (!u.scheme.empty()) {
+      u.opaque = std::string(rest);
+      return;
+    }
+    if (rest.substr(0, rest.find('/')).find(':') != std::string_view::npos)
+      throw UrlError{"first path segment in URL cannot contain colon"};
+  }
+  if ((!u.scheme.empty() || !rest.starts_with("///")) && rest.starts_with("//")) {
+    std::string_view authority = rest.substr(2);
+    rest = "";
+    if (size_t i = authority.find('/'); i != std::string_view::npos) {
+      rest = authority.substr(i);
+      authority = authority.substr(0, i);
+    }
+    parse_authority(authority, u);
+  }
+  u.path = unescape(rest, Enc::Path);
+  if (escape(u.path, Enc::Path) != rest) u.raw_path = std::string(rest);  // setPath
+}
+
+/// url.Parse: the URL, then its fragment.
 Url parse(std::string_view raw) {
   Url u;
   size_t hash = raw.find('#');
@@ -154,65 +217,13 @@ Url parse(std::string_view raw) {
     raw = raw.substr(0, hash);
   }
   for (char c : raw) {
-    if (static_cast<unsigned char>(c) < 0x20 || c == 0x7F) {
+    if (static_cast<unsigned char>(c) < 0x20 || c == 0x7F)
       throw UrlError{"net/url: invalid control character in URL"};
-    }
   }
-  std::string_view rest = raw;
-  if (raw != "*") {
-    for (size_t i = 0; i < raw.size(); ++i) {
-      char c = raw[i];
-      if ((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z')) continue;
-      if ((c >= '0' && c <= '9') || c == '+' || c == '-' || c == '.') {
-        if (i == 0) break;
-        continue;
-      }
-      if (c == ':') {
-        if (i == 0) throw UrlError{"missing protocol scheme"};
-        for (char s : raw.substr(0, i)) u.scheme += static_cast<char>(std::tolower(s));
-        rest = raw.substr(i + 1);
-      }
-      break;
-    }
-    size_t q = rest.find('?');
-    if (q != std::string_view::npos) {
-      u.raw_query = std::string(rest.substr(q + 1));
-      rest = rest.substr(0, q);
-    }
-    if (!rest.starts_with("/")) {
-      if (!u.scheme.empty()) {
-        u.opaque = std::string(rest);
-        rest = "";
-      } else if (rest.substr(0, rest.find('/')).find(':') != std::string_view::npos) {
-        throw UrlError{"first path segment in URL cannot contain colon"};
-      }
-    }
-    if ((!u.scheme.empty() || !rest.starts_with("///")) && rest.starts_with("//")) {
-      std::string_view authority = rest.substr(2);
-      rest = "";
-      if (size_t i = authority.find('/'); i != std::string_view::npos) {
-        rest = authority.substr(i);
-        authority = authority.substr(0, i);
-      }
-      size_t at = authority.rfind('@');
-      u.host =
-          parse_host(u.scheme, at == std::string_view::npos ? authority : authority.substr(at + 1));
-      if (at != std::string_view::npos) {
-        std::string_view info = authority.substr(0, at);
-        bool valid = std::all_of(info.begin(), info.end(), [](char c) {
-          return (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') ||
-                 std::string_view("-._:~!$&'()*+,;=%@").find(c) != std::string_view::npos;
-        });
-        if (!valid) throw UrlError{"net/url: invalid userinfo"};
-        u.has_user = true;
-        u.userinfo = userinfo_string(authority.substr(0, at));
-      }
-    }
-    u.path = unescape(rest, Enc::Path);
-    if (escape(u.path, Enc::Path) != rest) u.raw_path = std::string(rest);  // setPath
-  } else {
+  if (raw == "*")
     u.path = "*";
-  }
+  else
+    parse_reference(raw, u);
   try {
     u.fragment = unescape(frag, Enc::Fragment);
   } catch (UrlError& e) {

@@ -116,6 +116,8 @@ class Executor {
   EVal eval_object_method(const EVal& dot, const go::Object& obj, std::string_view name,
                           const Node& node, const Args* args, const go::Value* final);
   EVal eval_arg(const EVal& dot, Param typ, const Node& n);
+  /// A constant argument (bool, number, string node) as a value of type `typ`.
+  EVal constant_arg(Param typ, const Node& n);
   EVal validate_type(EVal value, Param typ);
   EVal ideal_constant(const NumberNode& n);
   void not_a_function(const Args* args, const go::Value* final);

@@ -218,9 +218,11 @@ EVal Executor::eval_arg(const EVal& dot, Param typ, const Node& n) {
     case NodeType::Chain:
       return validate_type(eval_chain(dot, static_cast<const ChainNode&>(n), nullptr, nullptr),
                            typ);
-    default: break;
+    default: return constant_arg(typ, n);
   }
-  std::string pname(param_type_name(typ));
+}
+
+EVal Executor::constant_arg(Param typ, const Node& n) {
   switch (typ) {
     case Param::Bool:
       if (n.type == NodeType::Bool)
@@ -253,7 +255,9 @@ EVal Executor::eval_arg(const EVal& dot, Param typ, const Node& n) {
         default:
           errorf("can't handle assignment of " + node_string(n) + " to empty interface argument");
       }
-    default: errorf("can't handle " + node_string(n) + " for arg of type " + pname);
+    default:
+      errorf("can't handle " + node_string(n) + " for arg of type " +
+             std::string(param_type_name(typ)));
   }
 }
 

@@ -488,19 +488,12 @@ class Parser {
     errorf("undefined variable " + go_quote(v->ident[0]));
   }
 
+  /// parse.newNumber: which of int, uint and float the constant is exactly.
   NodePtr number(const Token& t) {
     auto n = std::make_unique<NumberNode>(t.pos, t.val);
     std::string_view text = t.val;
     if (t.type == Tok::CharConstant) {
-      size_t at = 1;
-      char32_t r = 0;
-      bool as_byte = false;
-      if (text.size() < 2 || !unquote_char(text, at, '\'', r, as_byte)) errorf("invalid syntax");
-      if (text.substr(at) != "'") errorf("malformed character constant: " + std::string(text));
-      n->is_int = n->is_uint = n->is_float = true;
-      n->i64 = r;
-      n->u64 = r;
-      n->f64 = r;
+      char_number(*n, text);
       return n;
     }
     if (t.type == Tok::Complex) {
@@ -539,28 +532,45 @@ class Parser {
       n->is_float = true;
       n->f64 = static_cast<double>(n->u64);
     } else {
-      double f = 0;
-      if (parse_float(text, f)) {
-        if (text.find_first_of(".eEpP") == std::string_view::npos) {
-          errorf("integer overflow: " + go_quote(text));
-        }
-        n->is_float = true;
-        n->f64 = f;
-        if (f >= -9223372036854775808.0 && f < 9223372036854775808.0 &&
-            static_cast<double>(static_cast<int64_t>(f)) == f) {
-          n->is_int = true;
-          n->i64 = static_cast<int64_t>(f);
-        }
-        if (f >= 0 && f < 18446744073709551616.0 &&
-            static_cast<double>(static_cast<uint64_t>(f)) == f) {
-          n->is_uint = true;
-          n->u64 = static_cast<uint64_t>(f);
-        }
-      }
+      float_number(*n, text);
     }
     if (!n->is_int && !n->is_uint && !n->is_float)
       errorf("illegal number syntax: " + go_quote(text));
     return n;
+  }
+
+  /// A character constant ('a', '\n', '\u00e9'): its rune, exactly an int, a uint and a float.
+  void char_number(NumberNode& n, std::string_view text) {
+    size_t at = 1;
+    char32_t r = 0;
+    bool as_byte = false;
+    if (text.size() < 2 || !unquote_char(text, at, '\'', r, as_byte)) errorf("invalid syntax");
+    if (text.substr(at) != "'") errorf("malformed character constant: " + std::string(text));
+    n.is_int = n.is_uint = n.is_float = true;
+    n.i64 = r;
+    n.u64 = r;
+    n.f64 = r;
+  }
+
+  /// A constant that is no integer: a float, also an int or uint where it is one exactly; an
+  /// integer too large for 64 bits is an overflow.
+  void float_number(NumberNode& n, std::string_view text) {
+    double f = 0;
+    if (!parse_float(text, f)) return;
+    if (text.find_first_of(".eEpP") == std::string_view::npos)
+      errorf("integer overflow: " + go_quote(text));
+    n.is_float = true;
+    n.f64 = f;
+    if (f >= -9223372036854775808.0 && f < 9223372036854775808.0 &&
+        static_cast<double>(static_cast<int64_t>(f)) == f) {
+      n.is_int = true;
+      n.i64 = static_cast<int64_t>(f);
+    }
+    if (f >= 0 && f < 18446744073709551616.0 &&
+        static_cast<double>(static_cast<uint64_t>(f)) == f) {
+      n.is_uint = true;
+      n.u64 = static_cast<uint64_t>(f);
+    }
   }
 
   Shared& m_sh;
