@@ -25,13 +25,6 @@
 
 namespace ejob::render::sprig {
 
-using go::FuncError;
-using go::Value;
-using text_template::Env;
-using text_template::FuncArgs;
-using text_template::FuncMap;
-using text_template::Param;
-
 namespace {
 
 using P = Param;

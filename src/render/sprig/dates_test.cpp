@@ -3,8 +3,6 @@
 
 #include "src/render/sprig/testing.hpp"
 
-using ejob::render::go::Value;
-
 using namespace ejob::render::sprig;
 using namespace ejob::render::sprig::testing;
 

@@ -10,11 +10,6 @@
 
 namespace ejob::render::sprig {
 
-using go::Value;
-using text_template::FuncArgs;
-using text_template::FuncMap;
-using text_template::Param;
-
 namespace {
 
 using P = Param;

@@ -21,13 +21,7 @@
 
 namespace ejob::render::sprig {
 
-using go::FuncError;
-using go::GoType;
 using go::Rune;
-using go::Value;
-using text_template::FuncArgs;
-using text_template::FuncMap;
-using text_template::Param;
 
 namespace {
 

@@ -10,14 +10,6 @@
 
 namespace ejob::render::sprig {
 
-using go::FuncError;
-using go::GoKind;
-using go::Object;
-using go::Value;
-using text_template::FuncArgs;
-using text_template::FuncMap;
-using text_template::Param;
-
 namespace {
 
 using P = Param;

@@ -12,17 +12,8 @@
 
 namespace ejob::render::sprig {
 
-using go::FuncError;
 using go::go_quote;
-using go::GoType;
-using go::List;
-using go::Map;
 using go::Rune;
-using go::Value;
-using text_template::Env;
-using text_template::FuncArgs;
-using text_template::FuncMap;
-using text_template::Param;
 
 namespace {
 

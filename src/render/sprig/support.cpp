@@ -10,18 +10,6 @@
 
 namespace ejob::render::sprig {
 
-using go::FuncError;
-using go::GoKind;
-using go::GoType;
-using go::List;
-using go::Map;
-using go::Value;
-using text_template::Env;
-using text_template::FuncImpl;
-using text_template::FuncMap;
-using text_template::Function;
-using text_template::Param;
-
 Function fn(std::vector<Param> params, FuncImpl impl, Ret ret) {
   Function f;
   f.params = std::move(params);

@@ -30,34 +30,48 @@ using go::Rune;
 using go::to_runes;
 using namespace go::unicode;
 
+// The values and the function map every theme works with: Go's values and text/template's
+// function signatures.
+using go::FuncError;
+using go::GoKind;
+using go::GoType;
+using go::List;
+using go::Map;
+using go::Object;
+using go::Value;
+using text_template::Env;
+using text_template::FuncArgs;
+using text_template::FuncImpl;
+using text_template::FuncMap;
+using text_template::Function;
+using text_template::Param;
+
 /// Whether a Go function returns (T, error): the executor then accepts a FuncError.
 enum class Ret : uint8_t { Value, ValueError };
 
 /// A fixed-arity Go function with these parameter types.
-text_template::Function fn(std::vector<text_template::Param> params, text_template::FuncImpl impl,
-                           Ret ret = Ret::Value);
+Function fn(std::vector<Param> params, FuncImpl impl, Ret ret = Ret::Value);
 
 /// A variadic Go function: the last entry of `params` is the element type of `...T`.
-text_template::Function fn_variadic(std::vector<text_template::Param> params,
-                                    text_template::FuncImpl impl, Ret ret = Ret::Value);
+Function fn_variadic(std::vector<Param> params, FuncImpl impl, Ret ret = Ret::Value);
 
 /// Sprig's strval: strings and []byte as is, Stringers/errors through their method, else `%v`.
-std::string strval(const go::Value& v);
+std::string strval(const Value& v);
 
 /// Sprig's empty(): nil, zero numbers, false, and zero-length strings/slices/maps are empty;
 /// structs never; other objects (pointers) only when nil.
-bool is_empty(const go::Value& v);
+bool is_empty(const Value& v);
 
 /// reflect.Kind.String() of the value's dynamic type (`int64`, `slice`, `map`, `ptr`, `invalid`).
-std::string kind_name(const go::Value& v);
+std::string kind_name(const Value& v);
 
 /// spf13/cast ToInt64 (errors give 0): ints, uints, floats truncated toward zero (Go's
 /// conversion), strings parsed with base prefixes after trimming a zero decimal part ("1.00"),
 /// bools as 0/1, nil as 0.
-int64_t to_int64(const go::Value& v);
+int64_t to_int64(const Value& v);
 
 /// spf13/cast ToFloat64 (errors give 0): numbers, strings via strconv.ParseFloat, bools, nil.
-double to_float64(const go::Value& v);
+double to_float64(const Value& v);
 
 /// Go's int64(f) conversion on amd64: truncation, and INT64_MIN for NaN or out of range.
 int64_t go_float_to_int64(double f);
@@ -71,47 +85,40 @@ std::optional<double> parse_go_float(std::string_view s);
 
 /// The elements of any slice or array kind (`[]interface {}`, `[]string`, `[]int`, `[]uint8`,
 /// or an object whose underlying value is a slice) as interface values; nullopt otherwise.
-std::optional<go::List> slice_elements(const go::Value& v);
+std::optional<List> slice_elements(const Value& v);
 
 /// Sprig's strslice: slice elements (nil skipped) or the value itself through strval; nil
 /// gives no strings.
-std::vector<std::string> to_string_slice(const go::Value& v);
+std::vector<std::string> to_string_slice(const Value& v);
 
 /// reflect.DeepEqual for two interface values.
-bool deep_equal(const go::Value& a, const go::Value& b);
+bool deep_equal(const Value& a, const Value& b);
 
 /// The error Go reports when reflect.TypeOf(nil).Kind() is called on a nil interface.
 [[noreturn]] void throw_nil_deref();
 
 /// A []string value.
-go::Value string_list(std::vector<std::string> items);
+Value string_list(std::vector<std::string> items);
 
 /// The map of a `map[string]interface {}` parameter (Values converted to the plain map type).
-go::Value as_plain_map(const go::Value& v);
+Value as_plain_map(const Value& v);
 
 // Registration of each theme (src/sprig/<theme>.cpp); register_sprig calls them all.
-void register_sprig_strings(text_template::FuncMap& map,
-                            const std::shared_ptr<const text_template::Env>& env);
-void register_sprig_text(text_template::FuncMap& map,
-                         const std::shared_ptr<const text_template::Env>& env);
-void register_sprig_lists(text_template::FuncMap& map);
-void register_sprig_dicts(text_template::FuncMap& map);
-void register_sprig_math(text_template::FuncMap& map,
-                         const std::shared_ptr<const text_template::Env>& env);
-void register_sprig_defaults(text_template::FuncMap& map);
-void register_sprig_reflect(text_template::FuncMap& map);
-void register_sprig_encoding(text_template::FuncMap& map);
-void register_sprig_crypto(text_template::FuncMap& map,
-                           const std::shared_ptr<const text_template::Env>& env);
-void register_sprig_certs(text_template::FuncMap& map,
-                          const std::shared_ptr<const text_template::Env>& env);
-void register_sprig_regex(text_template::FuncMap& map);
-void register_sprig_semver(text_template::FuncMap& map);
-void register_sprig_dates(text_template::FuncMap& map,
-                          const std::shared_ptr<const text_template::Env>& env);
-void register_sprig_paths(text_template::FuncMap& map,
-                          const std::shared_ptr<const text_template::Env>& env);
-void register_sprig_json(text_template::FuncMap& map);
+void register_sprig_strings(FuncMap& map, const std::shared_ptr<const Env>& env);
+void register_sprig_text(FuncMap& map, const std::shared_ptr<const Env>& env);
+void register_sprig_lists(FuncMap& map);
+void register_sprig_dicts(FuncMap& map);
+void register_sprig_math(FuncMap& map, const std::shared_ptr<const Env>& env);
+void register_sprig_defaults(FuncMap& map);
+void register_sprig_reflect(FuncMap& map);
+void register_sprig_encoding(FuncMap& map);
+void register_sprig_crypto(FuncMap& map, const std::shared_ptr<const Env>& env);
+void register_sprig_certs(FuncMap& map, const std::shared_ptr<const Env>& env);
+void register_sprig_regex(FuncMap& map);
+void register_sprig_semver(FuncMap& map);
+void register_sprig_dates(FuncMap& map, const std::shared_ptr<const Env>& env);
+void register_sprig_paths(FuncMap& map, const std::shared_ptr<const Env>& env);
+void register_sprig_json(FuncMap& map);
 
 }  // namespace ejob::render::sprig
 
@@ -119,6 +126,6 @@ namespace ejob::render::sprig {
 
 /// Registers every Sprig v3 function of Helm's map (sprig.TxtFuncMap minus env/expandenv),
 /// including those Helm later overrides.
-void register_sprig(text_template::FuncMap& map, std::shared_ptr<const text_template::Env> env);
+void register_sprig(FuncMap& map, std::shared_ptr<const Env> env);
 
 }  // namespace ejob::render::sprig

@@ -11,9 +11,7 @@
 
 namespace ejob::render::sprig {
 
-using go::FuncError;
 using go::Rune;
-using go::Value;
 using go::unicode::is_digit;
 using go::unicode::is_letter;
 using go::unicode::is_lower;
@@ -24,10 +22,6 @@ using go::unicode::to_lower;
 using go::unicode::to_title;
 using go::unicode::to_upper;
 using go::unicode::trim_space;
-using text_template::Env;
-using text_template::FuncArgs;
-using text_template::FuncMap;
-using text_template::Param;
 
 namespace {
 

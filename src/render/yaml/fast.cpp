@@ -10,9 +10,6 @@
 
 namespace ejob::render::yaml {
 
-using go::format_float;
-using go::List;
-using go::Map;
 using go::Value;
 
 namespace {
@@ -143,7 +140,7 @@ std::string plain_key(std::string_view s) {
     case ScalarKind::Int: return std::to_string(r.i);
     case ScalarKind::Float: {
       if (std::isnan(r.f) || std::isinf(r.f)) decline();
-      return format_float(r.f, 'g', -1, 32);
+      return go::format_float(r.f, 'g', -1, 32);
     }
     case ScalarKind::Null:
     case ScalarKind::Uint: decline();  // errors
@@ -155,7 +152,7 @@ std::string plain_key(std::string_view s) {
 /// empty or trailing entries, plain entries of letters, digits, spaces and `-._/+=` only); `end` is
 /// set past the `]`.
 Value flow_sequence(std::string_view t, size_t& end) {
-  List items;
+  go::List items;
   size_t i = 1;
   auto spaces = [&] {
     while (i < t.size() && t[i] == ' ') ++i;
@@ -281,7 +278,7 @@ class Parser {
   }
 
   Value mapping(int indent, int depth, bool compact) {
-    Map m;
+    go::Map m;
     while (m_pos < m_lines.size() && m_lines[m_pos].indent == indent) {
       std::string key;
       std::string_view rest;
@@ -294,7 +291,7 @@ class Parser {
   }
 
   Value sequence(int indent, int depth) {
-    List items;
+    go::List items;
     while (m_pos < m_lines.size() && m_lines[m_pos].indent == indent &&
            is_dash(m_lines[m_pos].text)) {
       std::string_view rest = m_lines[m_pos].text.substr(1);
