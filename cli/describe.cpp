@@ -1,6 +1,6 @@
 /// `ejob describe NAME`: the job, its conditions, its worker pods with their restarts, the
 /// evictions and preemptions its workers went through, and the events of the job and its pods
-/// (cli/job_describe.hpp lays them out). Four requests side by side: the job, its worker pods,
+/// (src/job/job_describe.hpp lays them out). Four requests side by side: the job, its worker pods,
 /// its etcd pod and the namespace's events.
 
 #include <future>

@@ -1,5 +1,5 @@
 """Rendezvous states built with torch's own classes (1.13, or 2.6 in the Debian 13 root) and
-pickled by Python, for the C++ pickle codec's tests (src/agent/state_pickle_test.cpp). torch 2.x
+pickled by Python, for the C++ pickle codec's tests (src/agent/rendezvous/state_pickle_test.cpp). torch 2.x
 states have `addr` nodes, a `redundancy_list` and UTC-aware times (datetime.timezone.utc, as
 torch 2.x's datetime.now(timezone.utc)).
 

@@ -1,5 +1,5 @@
 """torch's own TCPStore (1.13, or 2.6 in the Debian 13 root) as a peer of the C++ store tests
-(src/agent/tcp_store_test.cpp). torch 2.x's client also runs what 1.13 lacks: APPEND,
+(src/agent/store/tcp_store_test.cpp). torch 2.x's client also runs what 1.13 lacks: APPEND,
 MULTI_SET/MULTI_GET, and a WAIT that times out (CANCEL_WAIT) on a connection used again after.
 Debian's torch 2.6 is built without libuv, so its stores are the classic server (use_libuv=False);
 the bytes on the wire are the same.

@@ -1,8 +1,8 @@
 #pragma once
 /// Go's `error` return, as the ports below templates raise it: a function with a Go signature
 /// `(value, error)` throws FuncError when error != nil. text/template reports it as
-/// `error calling NAME: MESSAGE` (src/template/funcs.hpp); encoding/json, the YAML emitter and
-/// TOML throw it for the errors their Go originals return.
+/// `error calling NAME: MESSAGE` (src/render/text_template/funcs.hpp); encoding/json, the YAML
+/// emitter and TOML throw it for the errors their Go originals return.
 
 #include <string>
 

@@ -1,4 +1,4 @@
-/// Go's fmt package (print.go, format.go of Go 1.19) over render::Value. The structure follows
+/// Go's fmt package (print.go, format.go of Go 1.19) over Value. The structure follows
 /// Go's pp/fmt split so that the corner cases (flags, padding, error forms) come out the same:
 /// Printer::print_arg is pp.printArg (top-level operands), print_value is pp.printValue
 /// (elements of lists and maps), and the fmt_* members are fmt.fmt's formatting primitives.

@@ -1,6 +1,6 @@
 #pragma once
 /// Internal to fmt*.cpp: Go's fmt printer (print.go's pp with format.go's fmt) over
-/// render::Value. Printer::print_arg is pp.printArg (top-level operands), print_value is
+/// Value. Printer::print_arg is pp.printArg (top-level operands), print_value is
 /// pp.printValue (elements of lists and maps), and the fmt_* members are fmt.fmt's primitives.
 
 #include <cstdint>

@@ -1,5 +1,5 @@
 #pragma once
-/// Go's encoding/json over render::Value, byte for byte: what Helm's toJson/fromJson, Sprig's
+/// Go's encoding/json over Value, byte for byte: what Helm's toJson/fromJson, Sprig's
 /// toRawJson/toPrettyJson and the first half of toYaml (json.Marshal) produce and accept.
 ///
 /// Encoding: map keys sorted, `<` `>` `&` escaped as \u003c… unless HtmlEscape::No (Sprig's

@@ -1,8 +1,8 @@
 #pragma once
 /// The metaschemas of JSON Schema drafts 4, 6, 7, 2019-09 and 2020-12 as json-schema.org
-/// publishes them (the files under src/helm/metaschemas/, compiled in by cmake/EjobEmbed.cmake):
-/// jsonschema v6 (Helm's validator) embeds the same documents, so a `$schema` or `$ref` naming
-/// one is read from here and never fetched.
+/// publishes them (the files under src/render/helm/metaschemas/, compiled in by
+/// cmake/EjobEmbed.cmake): jsonschema v6 (Helm's validator) embeds the same documents, so a
+/// `$schema` or `$ref` naming one is read from here and never fetched.
 
 #include <cstddef>
 #include <optional>
@@ -10,7 +10,7 @@
 
 namespace ejob::render::helm::metaschemas {
 
-/// One embedded file: its path relative to src/helm and its bytes.
+/// One embedded file: its path relative to src/render/helm and its bytes.
 struct EmbeddedFile {
   std::string_view path;
   std::string_view data;

@@ -10,6 +10,8 @@
 
 namespace ejob::render::helm {
 
+using go::List;
+using go::Map;
 using go::Value;
 using text_template::FuncArgs;
 using text_template::FuncMap;

@@ -12,6 +12,9 @@
 namespace ejob::render::helm {
 
 using go::FuncError;
+using go::GoType;
+using go::List;
+using go::Map;
 using go::Value;
 
 namespace {

@@ -2,7 +2,7 @@
 /// Shared pieces of the Sprig functions (sprig_*.cpp): Sprig's `strval` and `empty`, the
 /// spf13/cast conversions Sprig's math uses, reflect-style access to any slice kind, Go's
 /// reflect.Kind names for error messages, and small builders for Function entries.
-/// Internal to src/sprig: nothing outside the Sprig files includes it.
+/// Internal to src/render/sprig: nothing outside the Sprig files includes it.
 
 #include <cstdint>
 #include <memory>
@@ -103,7 +103,7 @@ Value string_list(std::vector<std::string> items);
 /// The map of a `map[string]interface {}` parameter (Values converted to the plain map type).
 Value as_plain_map(const Value& v);
 
-// Registration of each theme (src/sprig/<theme>.cpp); register_sprig calls them all.
+// Registration of each theme (src/render/sprig/<theme>.cpp); register_sprig calls them all.
 void register_sprig_strings(FuncMap& map, const std::shared_ptr<const Env>& env);
 void register_sprig_text(FuncMap& map, const std::shared_ptr<const Env>& env);
 void register_sprig_lists(FuncMap& map);

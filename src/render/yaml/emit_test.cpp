@@ -12,6 +12,9 @@
 namespace ejob::render::yaml {
 
 using go::FuncError;
+using go::GoType;
+using go::List;
+using go::Map;
 using go::Value;
 
 namespace {

@@ -1,7 +1,7 @@
-"""Generates src/go/unicode_tables.cpp: strconv.IsPrint, unicode.IsLetter and unicode.IsDigit as
+"""Generates src/render/go/unicode_tables.cpp: strconv.IsPrint, unicode.IsLetter and unicode.IsDigit as
 inclusive rune ranges, computed by Go 1.24 itself (Debian 13's, which scripts/peers.sh unpacks;
 Unicode 15.0.0, as Go 1.26 that Helm v3.21.4 is built with) over every rune up to U+10FFFF.
-Run: python3 src/go/testdata/gen_unicode_tables.py, then clang-format-14 -i the output."""
+Run: python3 src/render/go/testdata/gen_unicode_tables.py, then clang-format-14 -i the output."""
 import os
 import subprocess
 import tempfile
@@ -43,7 +43,7 @@ HEAD = '''/// Unicode tables of Go 1.24 (Unicode %s, as in Go 1.26) as inclusive
 #include <algorithm>
 #include <iterator>
 
-#include "ejob/go/strconv.hpp"
+#include "src/render/go/strconv.hpp"
 
 namespace ejob::render::go {
 namespace {

@@ -1,7 +1,7 @@
 """Shared helpers for the generators of Go-verified test tables (go_fmt, json, yaml).
 
 Values are written in a small Python notation and rendered both as Go expressions (to run
-through the real Go library) and as C++ expressions building ejob::render::Value:
+through the real Go library) and as C++ expressions building ejob::render::go::Value:
   None nil; True/False bool; ('i',n) int; ('I',n) int64; ('u',n) uint64; ('B',n) uint8;
   float → float64; ('f', 'inf'|'-inf'|'nan') special floats; str → string; bytes → []byte;
   list → []interface{}; ('ls',[...]) []string; ('li',[...]) []int; dict → map[string]interface{};

@@ -2,7 +2,7 @@
 """Writes jsonschema_suite.json.gz: JSON-Schema-Test-Suite's tests of drafts 4, 6, 7, 2019-09 and
 2020-12 (tests/*.json, not optional/) with what santhosh-tekuri/jsonschema v6 — Helm v3.21's
 validator — prints for each, framed as Helm's ValidateAgainstSingleSchema returns it. The unit
-test src/helm/schema_suite_test.cpp checks ejob's validator against every one.
+test src/render/helm/schema_suite_test.cpp checks ejob's validator against every one.
 
     gen_jsonschema_suite.py SUITE_DIR V6ORACLE
 

@@ -2,7 +2,7 @@
 itself (text/template + Sprig, missingkey=zero), for exec_test.cpp. Each case is a template, its
 data as JSON (decoded like encoding/json: numbers are float64) and Go's output; a failure is
 written as the output so far followed by `PARSE: <err>` or `EXEC: <err>`.
-Run: python3 src/template/testdata/gen_core_exec.py [GOROOT] (needs scripts/peers.sh's mergo
+Run: python3 src/render/text_template/testdata/gen_core_exec.py [GOROOT] (needs scripts/peers.sh's mergo
 1.0.1, and Sprig in /usr/share/gocode). GOROOT defaults to scripts/peers.sh's Go 1.24; the
 checked-in table was made with Go 1.26.10, the Go of Helm v3.21.4 (Debian sid's golang-1.26-go
 and golang-1.26-src unpacked with dpkg-deb -x), where 1.26 differs from 1.24: `eq`/`lt` name both
