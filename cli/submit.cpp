@@ -201,6 +201,7 @@ void run_cluster(const SubmitFlags& f, const JobRequest& request, const SubmitPl
 void run_submit(SubmitFlags& f) {
   JobRequest request = f.request;
   request.flags.command = take_trailing_args();
+  request.local = f.local || job::is_local_context(f.kube);
   SubmitPlan plan = validate(f);
   if (f.follow && plan.dry_run != DryRunMode::None)
     throw Error(ErrorCode::Usage, "--follow cannot follow a --dry-run");

@@ -119,20 +119,26 @@ std::string default_model_name(const Map& values) {
   return stem.empty() ? "job" : stem;
 }
 
+/// The string at top-level `key` of the user's values, else of the chart's defaults.
+std::string value_or_default(const Map& user, const Map& defaults, std::string_view key) {
+  Value v = get_path(user, {key});
+  if (v.is_nil()) v = get_path(defaults, {key});
+  return v.is_string() ? v.as_string() : std::string();
+}
+
 /// A job needs an image and a script (when the chart has those keys, as the elasticjob chart
-/// does): say so before rendering, naming both ways to give them. With a job file it is the
-/// file that lacks them (bad input, 3), else the command line (usage, 2).
+/// does; a local job runs its script on this machine and needs no image): say so before
+/// rendering, naming both ways to give them. With a job file it is the file that lacks them
+/// (bad input, 3), else the command line (usage, 2).
 void check_required(const Map& user, const Map& defaults,
                     const std::optional<std::string>& job_file) {
   const ErrorCode code = job_file ? ErrorCode::Input : ErrorCode::Usage;
   const std::string where = job_file ? *job_file + ": " : "";
   auto missing = [&](std::string_view key) {
-    if (defaults.find(key) == defaults.end()) return false;
-    Value v = get_path(user, {key});
-    if (v.is_nil()) v = get_path(defaults, {key});
-    return !v.is_string() || v.as_string().empty();
+    return defaults.find(key) != defaults.end() && value_or_default(user, defaults, key).empty();
   };
-  if (missing("image")) {
+  const bool local = value_or_default(user, defaults, "backend") == "local";
+  if (!local && missing("image")) {
     throw Error(code, where +
                           "image: the worker image is required (use -i/--image IMAGE or image: in "
                           "the job file)");
@@ -166,6 +172,8 @@ Job resolve_job(const JobRequest& request, const render::helm::ReadFile& read_un
   if (job_mode) check_sources(sources, *job.chart, locator, read, request.job_file);
   job.values = render::helm::merge_user_values(sources, read);
   apply_job_flags(request.flags, job.values);
+  if (request.local && job.chart->values.as_map().count("backend"))
+    job.values["backend"] = Value::string("local");
   if (job_mode) {
     expand_spot(job.values, &locator);
     check_required(job.values, job.chart->values.as_map(), request.job_file);

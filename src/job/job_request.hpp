@@ -35,6 +35,9 @@ struct JobRequest {
   bool exact_name = false;  ///< --exact-name
   std::string chart_dir;    ///< --chart ("" = the embedded elasticjob chart)
   std::string name_space;   ///< -n ("" = default)
+  /// The job runs on this machine (`submit --local`, `--context local`): `backend: local` is
+  /// written over the values (where the chart has that key), and no worker image is needed.
+  bool local = false;
   /// The name's suffix follows from the inputs (`template`: same inputs, same bytes, as `helm
   /// template`); a submit draws a fresh one.
   bool reproducible_name = false;

@@ -153,8 +153,9 @@ LaunchSpec launch_from_objects(const std::vector<Json>& objects, const Machine& 
   s.max_node_restarts = int_at(job, "/spec/runPolicy/backoffLimit", 6);
   s.gpus_per_node = int_at(container, "/resources/limits/nvidia.com~1gpu", 0);
   s.gpus_here = machine.gpus;
-  notes.push_back("the image " + container.value("image", std::string("(none)")) +
-                  " is not used: the nodes run on this machine, in " + s.workdir);
+  if (const std::string image = container.value("image", std::string()); !image.empty())
+    notes.push_back("the image " + image + " is not used: the nodes run on this machine, in " +
+                    s.workdir);
   if (s.gpus_per_node > 0 && machine.gpus == 0)
     notes.push_back("the job asks for " + std::to_string(s.gpus_per_node) +
                     " GPUs per node; this machine has none");

@@ -283,6 +283,22 @@ def failing_script_fails_the_job(t):
     check(runs <= 2 * 2 * 2, "restart storm: %d runs of the script" % runs)
 
 
+def runs_without_an_image(t):
+    """`submit --local -- SCRIPT` needs no -i: the image is not used here, so none is asked for
+    (a cluster submit still needs one), and no note names an image."""
+    work = os.path.join(t.tmp, "work")
+    os.makedirs(work)
+    with open(os.path.join(work, "hello.py"), "w") as f:
+        f.write("import os\nprint('hello from rank', os.environ['RANK'], flush=True)\n")
+    p = t.ejob("submit", "--local", "--exact-name", "--name", "hello", "--wait", "--", "hello.py",
+               cwd=work)
+    t.remember("hello")
+    check("image" not in p.stderr, "an image note without an image: " + p.stderr)
+    check("hello from rank 0" in t.logs("hello"), t.logs("hello"))
+    refused = t.ejob("submit", "--dry-run=client", "--", "hello.py", cwd=work, check_rc=2)
+    check("image: the worker image is required" in refused.stderr, refused.stderr)
+
+
 def evict_is_a_spot_drill(t):
     """evict: SIGTERM, SIGKILL after the grace; the node comes back (as a preempted pod is
     recreated) and the job finishes."""
@@ -300,7 +316,7 @@ def evict_is_a_spot_drill(t):
 SCENARIOS = {f.__name__: f for f in [
     completes, follow_exits_with_the_result, kill9_resumes_from_the_checkpoint, scale_up_and_down,
     delete_leaves_nothing, outlives_the_submitter, two_jobs_at_once, damaged_state_is_named,
-    bad_input, failing_script_fails_the_job, evict_is_a_spot_drill]}
+    bad_input, failing_script_fails_the_job, runs_without_an_image, evict_is_a_spot_drill]}
 
 
 def main(argv):
