@@ -7,6 +7,7 @@
 #include <string_view>
 
 #include "cli/commands.hpp"
+#include "cli/version.hpp"
 #include "src/util/error.hpp"
 #include "src/util/spelling.hpp"
 
@@ -34,8 +35,6 @@ std::span<const CommandRow> commands_for(int argc, char** argv) {
   }
   return k_commands;
 }
-
-constexpr const char* k_version = "ejob 0.1.0";
 
 std::vector<std::string> command_names() {
   std::vector<std::string> names;
@@ -96,7 +95,7 @@ bool answer_without_parsing(CLI::App& app, const std::vector<std::string>& args)
     return true;
   }
   if (args[0] == "version") {
-    std::cout << k_version << '\n';
+    std::cout << version_text();
     return true;
   }
   const auto names = command_names();
@@ -122,7 +121,7 @@ std::vector<std::string> take_trailing_args() {
 int run(int argc, char** argv) {
   CLI::App app{"ejob: run elastic PyTorch training jobs on Kubernetes, or locally", "ejob"};
   app.require_subcommand(1);
-  app.set_version_flag("--version", k_version);
+  app.set_version_flag("--version", short_version());
   app.footer(
       "'ejob help COMMAND' (or 'ejob COMMAND --help') shows a command's flags; "
       "'ejob version' the version.");
