@@ -4,6 +4,8 @@
 /// whose callback runs the command (Flags → Options validated without I/O → run).
 
 #include <CLI/CLI.hpp>
+#include <memory>
+#include <span>
 
 namespace ejob::cli {
 
@@ -29,6 +31,7 @@ void register_describe(CLI::App& app);
 void register_scale(CLI::App& app);
 void register_evict(CLI::App& app);
 void register_local_supervisor(CLI::App& app);
+void register_docs(CLI::App& app);
 
 /// Every subcommand, in the order `ejob --help` lists them.
 // One row per command, so the table reads as one.
@@ -48,7 +51,11 @@ inline constexpr CommandRow k_commands[] = {
     {"install-crds", register_install_crds},
     {"port-forward", register_port_forward},
     {"local-supervisor", register_local_supervisor},
+    {"docs", register_docs},
 };
 // clang-format on
+
+/// The whole command line: `ejob` with the commands of `rows` (cli/run.cpp).
+std::unique_ptr<CLI::App> make_app(std::span<const CommandRow> rows);
 
 }  // namespace ejob::cli

@@ -118,15 +118,22 @@ std::vector<std::string> take_trailing_args() {
   return trailing().args;
 }
 
-int run(int argc, char** argv) {
-  CLI::App app{"ejob: run elastic PyTorch training jobs on Kubernetes, or locally", "ejob"};
-  app.require_subcommand(1);
-  app.set_version_flag("--version", short_version());
-  app.footer(
+std::unique_ptr<CLI::App> make_app(std::span<const CommandRow> rows) {
+  auto app = std::make_unique<CLI::App>(
+      "ejob: run elastic PyTorch training jobs on Kubernetes, or locally", "ejob");
+  app->require_subcommand(1);
+  app->set_version_flag("--version", short_version());
+  app->footer(
       "'ejob help COMMAND' (or 'ejob COMMAND --help') shows a command's flags; "
       "'ejob version' the version.");
-  for (const CommandRow& row : commands_for(argc, argv)) row.add(app);
-  check_extras(app);
+  for (const CommandRow& row : rows) row.add(*app);
+  check_extras(*app);
+  return app;
+}
+
+int run(int argc, char** argv) {
+  const std::unique_ptr<CLI::App> made = make_app(commands_for(argc, argv));
+  CLI::App& app = *made;
   try {
     std::vector<std::string> args(argv + 1, argv + argc);
     auto dashes = std::find(args.begin(), args.end(), "--");

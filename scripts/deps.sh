@@ -78,6 +78,7 @@ if [ "$mode" = test ] || [ "$mode" = demo ]; then
 fi
 if [ "$mode" = test ]; then
   need clang-format-14 clang_format_ok
+  need groff-base has_cmd groff  # the man pages are rendered and checked (tests/man)
   need python3-yaml sys_python_has yaml
   need python3-etcd sys_python_has etcd
   need kubernetes-client kubectl_ok
