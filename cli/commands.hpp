@@ -6,6 +6,8 @@
 #include <CLI/CLI.hpp>
 #include <memory>
 #include <span>
+#include <string>
+#include <vector>
 
 namespace ejob::cli {
 
@@ -32,6 +34,7 @@ void register_scale(CLI::App& app);
 void register_evict(CLI::App& app);
 void register_local_supervisor(CLI::App& app);
 void register_docs(CLI::App& app);
+void register_completion(CLI::App& app);
 
 /// Every subcommand, in the order `ejob --help` lists them.
 // One row per command, so the table reads as one.
@@ -50,10 +53,14 @@ inline constexpr CommandRow k_commands[] = {
     {"evict", register_evict},
     {"install-crds", register_install_crds},
     {"port-forward", register_port_forward},
+    {"completion", register_completion},
     {"local-supervisor", register_local_supervisor},
     {"docs", register_docs},
 };
 // clang-format on
+
+/// `ejob __complete WORD... CURRENT`'s answer (cli/completion.cpp).
+std::string answer_completion(const std::vector<std::string>& words);
 
 /// The whole command line: `ejob` with the commands of `rows` (cli/run.cpp).
 std::unique_ptr<CLI::App> make_app(std::span<const CommandRow> rows);

@@ -60,7 +60,8 @@ void register_describe(CLI::App& app) {
   cmd->add_option("name", flags->name, "Job name")->required();
   add_kube_flags(*cmd, flags->kube);
   cmd->add_option("-o,--output", flags->output,
-                  "json or yaml: the job, its pods and events as a v1 List");
+                  "json or yaml: the job, its pods and events as a v1 List")
+      ->type_name("json|yaml");
   add_managed_fields_flag(*cmd, flags->managed_fields);
   cmd->callback([flags] { run_describe(*flags); });
 }

@@ -17,13 +17,15 @@ void add_job_flags(CLI::App& app, JobFlags& flags) {
                  "Resource name of the GPUs, e.g. amd.com/gpu (gpuResource)");
   app.add_option("--workers", flags.workers, "Worker pods: N or MIN:MAX (workers.min/max)");
   app.add_option("--nproc-per-node", flags.nproc,
-                 "Processes per worker pod: N, gpu or auto (nprocPerNode)");
+                 "Processes per worker pod: N, gpu or auto (nprocPerNode)")
+      ->type_name("N|gpu|auto");
   app.add_option("--cpu", flags.cpu, "CPU request per worker pod, a quantity (cpu)");
   app.add_option("--memory", flags.memory, "Memory per worker pod, a quantity (memory)");
   app.add_option("--shm", flags.shm, "Size of /dev/shm per worker pod, a quantity (shm)");
-  app.add_option("--spot", flags.spot,
-                 "Run workers on spot nodes: azure, gke, eks, karpenter, any");
-  app.add_option("--spot-mode", flags.spot_mode, "required (spot only) or preferred (spot.mode)");
+  app.add_option("--spot", flags.spot, "Run workers on spot nodes: azure, gke, eks, karpenter, any")
+      ->type_name("azure|gke|eks|karpenter|any");
+  app.add_option("--spot-mode", flags.spot_mode, "required (spot only) or preferred (spot.mode)")
+      ->type_name("required|preferred");
   app.add_option("--blob", flags.blobs,
                  "Mount an Azure Blob container: ACCOUNT/CONTAINER[:MOUNTPATH] (storage)");
   app.add_option("--pvc", flags.pvcs, "Mount an existing claim: CLAIM:MOUNTPATH (storage)");

@@ -73,7 +73,8 @@ void register_list(CLI::App& app) {
   CLI::App* cmd = app.add_subcommand("list", "List ejob's jobs: the cluster's and this machine's");
   add_kube_flags(*cmd, flags->kube);
   cmd->add_flag("-A,--all-namespaces", flags->all_namespaces, "Jobs of every namespace");
-  cmd->add_option("-o,--output", flags->output, "wide, name, json or yaml");
+  cmd->add_option("-o,--output", flags->output, "wide, name, json or yaml")
+      ->type_name("wide|name|json|yaml");
   add_managed_fields_flag(*cmd, flags->managed_fields);
   cmd->callback([flags] { run_list(*flags); });
 }

@@ -129,7 +129,8 @@ void register_logs(CLI::App& app) {
                   "Container of each pod (default: the pod's default, else the first)");
   cmd->add_option("-w,--worker", flags->workers, "Only these replica indexes (repeatable)");
   cmd->add_flag("--no-prefix", flags->no_prefix, "Print lines without [worker-N]");
-  cmd->add_option("--color", flags->color, "auto, always or never (auto: on a terminal)");
+  cmd->add_option("--color", flags->color, "auto, always or never (auto: on a terminal)")
+      ->type_name("auto|always|never");
   cmd->callback([flags] { run_logs(*flags); });
 }
 

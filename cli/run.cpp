@@ -132,6 +132,10 @@ std::unique_ptr<CLI::App> make_app(std::span<const CommandRow> rows) {
 }
 
 int run(int argc, char** argv) {
+  if (argc > 1 && std::string_view(argv[1]) == "__complete") {  // every word, `--` included
+    std::cout << answer_completion(std::vector<std::string>(argv + 2, argv + argc));
+    return 0;
+  }
   const std::unique_ptr<CLI::App> made = make_app(commands_for(argc, argv));
   CLI::App& app = *made;
   try {

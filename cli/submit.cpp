@@ -228,8 +228,10 @@ void register_submit(CLI::App& app) {
       cmd->add_option(
              "--dry-run", flags->dry_run,
              "client (also bare --dry-run): print the manifests; server: let the server check them")
-          ->expected(0, 1);
-  cmd->add_option("-o,--output", flags->output, "Print the created objects: name, json or yaml");
+          ->expected(0, 1)
+          ->type_name("client|server|none");
+  cmd->add_option("-o,--output", flags->output, "Print the created objects: name, json or yaml")
+      ->type_name("name|json|yaml");
   add_managed_fields_flag(*cmd, flags->managed_fields);
   cmd->add_flag("--create-namespace", flags->create_namespace,
                 "Create the job's namespace if it does not exist (as Helm's flag)");

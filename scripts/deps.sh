@@ -79,6 +79,10 @@ fi
 if [ "$mode" = test ]; then
   need clang-format-14 clang_format_ok
   need groff-base has_cmd groff  # the man pages are rendered and checked (tests/man)
+  # Tab completion is tested in the three shells (tests/completion).
+  need bash-completion test -f /usr/share/bash-completion/bash_completion
+  need zsh has_cmd zsh
+  need fish has_cmd fish
   need python3-yaml sys_python_has yaml
   need python3-etcd sys_python_has etcd
   need kubernetes-client kubectl_ok

@@ -251,6 +251,15 @@ RestConfig load_config(const ConfigFlags& flags, const Environment& env) {
   return cfg;
 }
 
+std::vector<KubeContext> list_contexts(const ConfigFlags& flags, const Environment& env) {
+  Merged merged;
+  for (const fs::path& f : config_files(flags, env)) merge_file(f, merged);
+  std::vector<KubeContext> contexts;
+  for (const auto& [name, entry] : merged.contexts)
+    contexts.push_back({name, scalar(entry.node, "namespace")});
+  return contexts;
+}
+
 RestConfig load_in_cluster(const Environment& env) {
   auto host = env.get("KUBERNETES_SERVICE_HOST");
   auto port = env.get("KUBERNETES_SERVICE_PORT");

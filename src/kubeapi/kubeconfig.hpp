@@ -75,6 +75,16 @@ RestConfig load_config(const ConfigFlags& flags, const Environment& env);
 /// whether there is a cluster to talk to at all, before reading anything.
 bool has_config(const ConfigFlags& flags, const Environment& env);
 
+/// A context of the kubeconfig, and the namespace it names ("" when none).
+struct KubeContext {
+  std::string name;
+  std::string namespace_name;
+};
+
+/// Every context of the kubeconfig files that apply (merged as load_config merges them, in
+/// name order); none without a kubeconfig. Throws ejob::Error(Input) for a malformed file.
+std::vector<KubeContext> list_contexts(const ConfigFlags& flags, const Environment& env);
+
 /// The in-cluster configuration: KUBERNETES_SERVICE_HOST/PORT, and token, ca.crt and
 /// namespace from the service-account directory. Throws ejob::Error(Input) when incomplete.
 RestConfig load_in_cluster(const Environment& env);
