@@ -1,6 +1,8 @@
 #include "cli/complete.hpp"
 
 #include <algorithm>
+#include <cctype>
+#include <sstream>
 
 namespace ejob::cli {
 namespace {

@@ -32,7 +32,7 @@ void write_man_pages(const DocsFlags& f) {
   std::filesystem::create_directories(dir, ec);
   if (ec) throw Error(ErrorCode::Io, "mkdir " + f.dir + ": " + ec.message());
   const std::unique_ptr<CLI::App> app = make_app(k_commands);
-  const std::string version = short_version().substr(std::string_view("ejob ").size());
+  const std::string_view version = version_number();
   write_page(dir / "ejob.1", program_page(*app, version));
   for (const CLI::App* command : app->get_subcommands({}))
     if (!command->get_group().empty())

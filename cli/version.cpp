@@ -34,6 +34,8 @@ std::string library_lines() {
 
 }  // namespace
 
+std::string_view version_number() { return EJOB_VERSION; }
+
 std::string short_version() { return std::string("ejob ") + EJOB_VERSION; }
 
 std::string version_text() {

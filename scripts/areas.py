@@ -6,6 +6,7 @@ src/agent/store, cli, ...); a file belongs to the area of the longest such folde
 starts with. A project include names its header by its path from the repository root, the one
 include root: `#include "src/render/sprig/support.hpp"` is that file.
 """
+import functools
 import os
 import re
 
@@ -68,8 +69,10 @@ def source_files(root):
     return found
 
 
+@functools.lru_cache(maxsize=None)
 def includes(root, rel):
-    """(line number, included path) of each `#include "..."` of a file."""
+    """(line number, included path) of each `#include "..."` of a file, read once per run
+    (every check walks the same files)."""
     with open(os.path.join(root, rel), encoding="utf-8", errors="replace") as f:
         return [(n, m.group(1)) for n, line in enumerate(f, 1) for m in [INCLUDE.match(line)] if m]
 

@@ -135,12 +135,13 @@ def header_dependencies(build):
 
 def out_of_reach_headers(root, table, build):
     found = set()
+    reach_of = {folder: reachable(table, folder) for folder in table.allowed}
     for source, headers in sorted(header_dependencies(build).items()):
         rel = os.path.relpath(source, root)
         area = table.area_of(rel)
         if area is None or "*" in table.allowed[area] or rel.startswith(".."):
             continue
-        reach = reachable(table, area)
+        reach = reach_of[area]
         for header in headers:
             other = table.area_of(os.path.relpath(header, root))
             if other is None or other in reach or (other == "tests" and areas.is_unit_test(rel)):
