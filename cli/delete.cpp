@@ -35,8 +35,7 @@ struct DeleteFlags {
 
 /// What delete says of a job it removed.
 void say_removed(const std::string& name, const job::Removed& r, bool local) {
-  const std::string what =
-      local ? "elasticjob \"" + name + "\"" : "elasticjob.elastic.pytorch.org \"" + name + "\"";
+  const std::string what = (local || r.kind.empty() ? "elasticjob" : r.kind) + " \"" + name + "\"";
   if (!r.held_by.empty())
     std::cout << what << " is terminating: its finalizers (" << r.held_by
               << ") hold it until their controllers release it\n";

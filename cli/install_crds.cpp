@@ -9,6 +9,7 @@
 #include "cli/kube_flags.hpp"
 #include "src/job/cluster_submit.hpp"
 #include "src/job/crd_install.hpp"
+#include "src/job/engine_choice.hpp"
 #include "src/job/manifest_objects.hpp"
 #include "src/util/error.hpp"
 
@@ -37,6 +38,7 @@ void run_install(const InstallFlags& f) {
   const job::Json crd = embedded_crd();
   job::KubeSession session = open_session(f.kube);
   const job::Json applied = job::apply_crd(*session.client, crd, {f.force, f.dry_run});
+  job::forget_served_engines(session);  // `--engine auto` asks again what the cluster serves
   const std::string name = applied["metadata"].value("name", "");
   std::cout << job::cluster::qualified_name(applied) << " serverside-applied"
             << (f.dry_run ? " (server dry run)" : "") << '\n';

@@ -30,6 +30,10 @@ void add_job_flags(CLI::App& app, JobFlags& flags) {
                  "Mount an Azure Blob container: ACCOUNT/CONTAINER[:MOUNTPATH] (storage)");
   app.add_option("--pvc", flags.pvcs, "Mount an existing claim: CLAIM:MOUNTPATH (storage)");
   app.add_option("-e,--env", flags.envs, "Environment variable NAME=VALUE (env)");
+  app.add_option("--engine", flags.engine,
+                 "What runs the job on a cluster: auto (what the cluster serves), elasticjob, "
+                 "pytorchjob or trainjob (engine)")
+      ->type_name("auto|elasticjob|pytorchjob|trainjob");
 }
 
 void add_job_arguments(CLI::App& app, JobRequest& request) {

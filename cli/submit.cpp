@@ -20,6 +20,7 @@
 #include "cli/run.hpp"
 #include "src/job/cluster_backend.hpp"
 #include "src/job/cluster_submit.hpp"
+#include "src/job/engine_choice.hpp"
 #include "src/job/job_wait.hpp"
 #include "src/job/jobs.hpp"
 #include "src/job/manifest_objects.hpp"
@@ -94,7 +95,8 @@ void print_client_dry_run(const Job& job, const render::helm::RenderIo& io, Outp
 
 /// What a submit prints: -o name/json/yaml the objects; else one line naming the job, where it
 /// runs, and the commands to follow it.
-void print_result(const job::Submitted& r, const SubmitPlan& plan, const std::string& ns) {
+void print_result(const job::Submitted& r, const SubmitPlan& plan, const std::string& ns,
+                  const Engine& engine) {
   if (plan.output == Output::Name) {
     for (const auto& o : r.objects) std::cout << job::cluster::qualified_name(o) << '\n';
     return;
@@ -106,9 +108,9 @@ void print_result(const job::Submitted& r, const SubmitPlan& plan, const std::st
   const bool local = !r.summary.empty();
   const std::string in_ns = local ? "" : " -n " + ns;
   if (local)
-    std::cout << "elasticjob \"" << r.name << "\" runs locally (" << r.summary << ")\n";
+    std::cout << job_noun(engine, r.name) << " runs locally (" << r.summary << ")\n";
   else
-    std::cout << "elasticjob \"" << r.name << "\" submitted to namespace " << ns << " ("
+    std::cout << job_noun(engine, r.name) << " submitted to namespace " << ns << " ("
               << r.objects.size() << " objects"
               << (plan.dry_run == DryRunMode::Server ? ", server dry run" : "") << ")\n";
   if (plan.dry_run == DryRunMode::Server) return;
@@ -139,10 +141,10 @@ job::SubmitOptions submit_options(const SubmitFlags& f, const SubmitPlan& plan) 
 
 /// Submits through `backend`, prints, and with --wait/--follow waits for the job's end.
 void submit_with(job::Backend& backend, const job::RenderObjects& render, const SubmitFlags& f,
-                 const SubmitPlan& plan, const std::string& ns) {
+                 const SubmitPlan& plan, const std::string& ns, const Engine& engine) {
   const job::Submitted r = backend.submit(render, submit_options(f, plan));
   for (const std::string& note : r.notes) std::cerr << "ejob: note: " << note << '\n';
-  print_result(r, plan, ns);
+  print_result(r, plan, ns, engine);
   if (!plan.wait && !f.follow) return;
   std::cout.flush();
   if (f.follow) {
@@ -154,7 +156,7 @@ void submit_with(job::Backend& backend, const job::RenderObjects& render, const 
   }
   backend.wait(r.name, plan.timeout,
                [](const std::string& line) { std::cerr << "ejob: " << line << std::endl; });
-  std::cerr << "ejob: elasticjob \"" << r.name << "\" succeeded\n";
+  std::cerr << "ejob: " << job_noun(engine, r.name) << " succeeded\n";
 }
 
 void run_local(const SubmitFlags& f, const JobRequest& request, const SubmitPlan& plan,
@@ -164,38 +166,42 @@ void run_local(const SubmitFlags& f, const JobRequest& request, const SubmitPlan
         << "ejob: note: a local job has no namespace; -n and --create-namespace are left out\n";
   job::LocalBackend backend = local_backend();
   submit_with(
-      backend, [&] { return render_job_objects(resolve_job(request, io.read), io); }, f, plan, "");
+      backend, [&] { return render_job_objects(resolve_job(request, io.read), io); }, f, plan, "",
+      engine(EngineId::ElasticJob));
 }
 
-void run_cluster(const SubmitFlags& f, const JobRequest& request, const SubmitPlan& plan,
+void run_cluster(const SubmitFlags& f, JobRequest request, const SubmitPlan& plan,
                  const render::helm::RenderIo& io) {
   require_cluster(f.kube);
   KubeSession session = open_session(f.kube);
-  // Discovery (loading libcurl, the first TLS handshake) starts while the chart renders;
-  // submit_job's CRD check joins the request in flight (the client shares it) and runs
-  // alongside the ElasticJob's create. Its own errors are submit_job's to report.
-  auto discovery = std::async(std::launch::async, [&] {
-    try {
-      session.client->find_resource(job::cluster::k_job_api_version, "ElasticJob");
-    } catch (const std::exception&) {
-    }
-  });
+  // What the cluster serves (cached per context: usually no request) is asked while the
+  // values resolve; submit_job's CRD check of the chosen kind runs alongside its create.
+  auto served = std::async(std::launch::async, [&] { return served_engines_cached(session); });
   std::optional<Job> first;
-  std::vector<job::Json> first_objects;
   try {
     first = resolve_job(request, io.read);
-    first_objects = render_job_objects(*first, io);
   } catch (...) {
-    discovery.wait();
+    served.wait();
     throw;
   }
+  const EngineChoice choice = settle_engine(request, *first, served.get());
+  if (!choice.note.empty()) std::cerr << "ejob: note: " << choice.note << '\n';
+  if (choice.engine && wanted_engine(*first) != choice.engine->name)
+    first = resolve_job(request, io.read);  // with the engine chosen for `auto`
+  std::vector<job::Json> first_objects = render_job_objects(*first, io);
   job::RenderObjects render = [&] {
     // The first rendering is reused; a taken name makes resolve_job draw a new suffix.
     if (!first_objects.empty()) return std::exchange(first_objects, {});
     return render_job_objects(resolve_job(request, io.read), io);
   };
   job::ClusterBackend backend(*session.client, first->name_space);
-  submit_with(backend, render, f, plan, first->name_space);
+  try {
+    submit_with(backend, render, f, plan, first->name_space,
+                choice.engine ? *choice.engine : engine(EngineId::ElasticJob));
+  } catch (const Error& e) {
+    if (e.code() == ErrorCode::NotFound) forget_served_engines(session);  // the cache was stale
+    throw;
+  }
 }
 
 void run_submit(SubmitFlags& f) {

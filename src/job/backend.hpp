@@ -48,6 +48,8 @@ struct RemoveOptions {
 struct Removed {
   bool found = false;
   std::string held_by;  ///< the finalizers holding it ("" when it is gone)
+  /// How kubectl names the removed object's kind: "pytorchjob.kubeflow.org" ("" for local).
+  std::string kind;
 };
 
 /// What describe shows of a job, as data: a cluster job's objects, or a local job's state.

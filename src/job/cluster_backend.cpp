@@ -1,11 +1,15 @@
 #include "src/job/cluster_backend.hpp"
 
+#include <algorithm>
+#include <future>
 #include <thread>
 
 #include "src/job/cluster_submit.hpp"
+#include "src/job/engine.hpp"
 #include "src/job/job_pods.hpp"
 #include "src/job/job_view.hpp"
 #include "src/job/job_wait.hpp"
+#include "src/kubeapi/api_error.hpp"
 #include "src/render/go/time.hpp"
 #include "src/util/error.hpp"
 
@@ -17,20 +21,21 @@ std::string instance_selector(const std::string& name) {
 }
 
 /// The job's remaining pods: its own (etcd) and the controller's workers.
-size_t pods_left(kubeapi::Client& c, const std::string& ns, const std::string& name) {
+size_t pods_left(kubeapi::Client& c, const Engine& e, const std::string& ns,
+                 const std::string& name) {
   const kubeapi::ResourceInfo pods = c.resource("v1", "Pod");
   return c.list(pods, ns, {instance_selector(name)}).items.size() +
-         c.list(pods, ns, {worker_selector(name)}).items.size();
+         c.list(pods, ns, {engine_worker_selector(e, name)}).items.size();
 }
 
-void wait_gone(kubeapi::Client& c, const kubeapi::ResourceInfo& res, const std::string& ns,
-               const std::string& name, std::optional<std::chrono::milliseconds> timeout) {
+void wait_gone(kubeapi::Client& c, const Engine& e, const std::string& ns, const std::string& name,
+               std::optional<std::chrono::milliseconds> timeout) {
   const auto deadline = timeout ? std::chrono::steady_clock::now() + *timeout
                                 : std::chrono::steady_clock::time_point::max();
-  while (c.try_get(res, ns, name) || pods_left(c, ns, name) > 0) {
+  while (c.try_get(engine_resource(e), ns, name) || pods_left(c, e, ns, name) > 0) {
     if (std::chrono::steady_clock::now() >= deadline)
       throw Error(ErrorCode::Timeout,
-                  "elasticjob \"" + name + "\" was still being deleted after " +
+                  job_noun(e, name) + " was still being deleted after " +
                       render::go::gotime::duration_string(
                           std::chrono::duration_cast<std::chrono::nanoseconds>(*timeout).count()));
     std::this_thread::sleep_for(std::chrono::milliseconds(250));
@@ -48,6 +53,13 @@ void delete_labelled(kubeapi::Client& c, const std::string& kind, const std::str
 }
 
 /// The finalizers that keep a deleted object (the DELETE's answer) in place, "" when it went.
+/// "0, 1, 2" (or "none"): the replica indexes of `pods`.
+std::string worker_indexes(const std::vector<Json>& pods) {
+  std::string list;
+  for (const Json& p : pods) list += (list.empty() ? "" : ", ") + std::to_string(replica_index(p));
+  return list.empty() ? "none" : list;
+}
+
 std::string holding_finalizers(const Json& answer) {
   if (json_text(json_at(answer, {"metadata", "deletionTimestamp"})).empty()) return "";
   std::string list;
@@ -68,9 +80,39 @@ Submitted ClusterBackend::submit(const RenderObjects& render, const SubmitOption
   return {r.job["metadata"].value("name", ""), std::move(r.objects), {}, ""};
 }
 
+/// Each engine's jobs made by ejob; nullopt when the cluster does not serve its kind (404).
+std::optional<std::vector<Json>> engine_jobs(kubeapi::Client& c, const Engine& e,
+                                             const std::string& ns) {
+  try {
+    return c.list(engine_resource(e), ns, {k_managed_by_ejob}).items;
+  } catch (const kubeapi::ApiError& error) {
+    if (error.http_status() == 404) return std::nullopt;
+    throw;
+  }
+}
+
 std::vector<Json> ClusterBackend::list() {
-  const kubeapi::ResourceInfo res = job::cluster::job_resource(m_client);
-  return m_client.list(res, m_ns, {k_managed_by_ejob}).items;
+  // Every engine's jobs, asked side by side (one round trip); by namespace and name.
+  std::vector<std::future<std::optional<std::vector<Json>>>> asks;
+  for (const Engine* e : all_engines())
+    asks.push_back(
+        std::async(std::launch::async, [this, e] { return engine_jobs(m_client, *e, m_ns); }));
+  std::vector<Json> jobs;
+  bool served = false;
+  for (auto& ask : asks)
+    if (auto found = ask.get()) {
+      served = true;
+      for (Json& j : *found) jobs.push_back(std::move(j));
+    }
+  if (!served) throw no_engine_served();
+  std::stable_sort(jobs.begin(), jobs.end(), [](const Json& a, const Json& b) {
+    auto key = [](const Json& j) {
+      return std::pair(json_text(json_at(j, {"metadata", "namespace"})),
+                       json_text(json_at(j, {"metadata", "name"})));
+    };
+    return key(a) < key(b);
+  });
+  return jobs;
 }
 
 void ClusterBackend::wait(const std::string& name, std::optional<std::chrono::milliseconds> timeout,
@@ -82,27 +124,49 @@ Removed ClusterBackend::remove(const std::string& name, const RemoveOptions&) {
   // Background propagation: the job goes at once and the garbage collector takes what it
   // owns, so "deleted" is true when said (Foreground left it Terminating until the collector
   // acted: up to 30 s after a CRD install, forever without a collector).
-  const kubeapi::ResourceInfo res = job::cluster::job_resource(m_client);
-  const auto answer = m_client.remove(res, m_ns, name, kubeapi::Propagation::Background);
+  std::optional<Json> job;
+  try {
+    job = get_job(m_client, m_ns, name);
+  } catch (const Error& e) {
+    if (e.code() != ErrorCode::NotFound) throw;
+    return {};
+  }
+  const Engine& engine = job_engine(*job);
+  m_removed[name] = &engine;
+  const auto answer =
+      m_client.remove(engine_resource(engine), m_ns, name, kubeapi::Propagation::Background,
+                      kubeapi::DryRun::None, json_text(json_at(*job, {"metadata", "uid"})));
   if (!answer) return {};
   for (const char* kind : {"Pod", "Service", "PersistentVolumeClaim", "PersistentVolume"})
     delete_labelled(m_client, kind, m_ns, name);
-  return {true, holding_finalizers(*answer)};
+  const std::string api_version = engine.api_version;
+  return {true, holding_finalizers(*answer),
+          std::string(engine.name) + "." + api_version.substr(0, api_version.find('/'))};
 }
 
 void ClusterBackend::wait_removed(const std::string& name,
                                   std::optional<std::chrono::milliseconds> timeout) {
-  wait_gone(m_client, job::cluster::job_resource(m_client), m_ns, name, timeout);
+  const auto it = m_removed.find(name);
+  const Engine& engine =
+      it != m_removed.end() ? *it->second : job_engine(get_job(m_client, m_ns, name));
+  wait_gone(m_client, engine, m_ns, name, timeout);
 }
 
-void ClusterBackend::scale(const std::string& name, int) {
-  throw Error(ErrorCode::Usage, "\"" + name +
-                                    "\" is a cluster job: its ElasticJob controller scales it "
-                                    "between workers.min and workers.max itself");
+void ClusterBackend::scale(const std::string& name, int nodes) {
+  const Json job = get_job(m_client, m_ns, name);
+  const Engine& engine = job_engine(job);
+  m_client.merge_patch(engine_resource(engine), m_ns, name, scale_patch(engine, job, nodes));
 }
 
 void ClusterBackend::evict(const std::string& name, int index, int) {
-  m_client.evict(m_ns, name + "-worker-" + std::to_string(index));
+  const Json job = get_job(m_client, m_ns, name);
+  for (const Json& pod : job_pods(m_client, job))
+    if (replica_index(pod) == index)
+      return m_client.evict(m_ns, json_text(json_at(pod, {"metadata", "name"})));
+  const Engine& engine = job_engine(job);
+  throw Error(ErrorCode::NotFound,
+              job_noun(engine, name) + " has no worker " + std::to_string(index) +
+                  " (its workers: " + worker_indexes(job_pods(m_client, job)) + ")");
 }
 
 Description ClusterBackend::describe(const std::string& name) {

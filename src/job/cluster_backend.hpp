@@ -1,8 +1,12 @@
 #pragma once
 /// The jobs of one namespace of a Kubernetes cluster (all namespaces: ""), through the API
-/// server: ElasticJobs and what they own, created without overwriting anything.
+/// server: jobs of every engine (engine.hpp) and what they own, created without overwriting
+/// anything.
+
+#include <map>
 
 #include "src/job/backend.hpp"
+#include "src/job/engine.hpp"
 
 namespace ejob::job {
 
@@ -16,16 +20,18 @@ class ClusterBackend : public Backend {
   std::vector<Json> list() override;
   void wait(const std::string& name, std::optional<std::chrono::milliseconds> timeout,
             const Report& report) override;
-  /// Deletes the ElasticJob (Background propagation: its etcd Service and Pod, claims and
-  /// worker pods follow through owner references) and the objects labelled as the job's that
-  /// no reference reaches (PersistentVolumes, objects applied without ejob).
+  /// Deletes the job (Background propagation: its etcd Service and Pod, claims, worker pods, a
+  /// TrainJob's JobSet and Jobs follow through owner references) and the objects labelled as
+  /// the job's that no reference reaches (PersistentVolumes, objects applied without ejob).
   Removed remove(const std::string& name, const RemoveOptions& options) override;
   void wait_removed(const std::string& name,
                     std::optional<std::chrono::milliseconds> timeout) override;
-  /// The ElasticJob controller scales a cluster job itself: ejob::Error(Usage) saying so.
+  /// A PyTorchJob's Worker replicas within its elasticPolicy's min..max (a merge patch, as
+  /// `kubectl scale`); ElasticJob's controller scales itself and a TrainJob's size is static:
+  /// ejob::Error(Usage) saying so.
   void scale(const std::string& name, int nodes) override;
-  /// The Eviction API on pod NAME-worker-I (disruption budgets apply; the grace period is the
-  /// pod's own).
+  /// The Eviction API on the job's worker pod of replica index I (disruption budgets apply;
+  /// the grace period is the pod's own).
   void evict(const std::string& name, int index, int grace_s) override;
   void logs(const std::string& name, const LogRequest& request, LogSink& out) override;
   Description describe(const std::string& name) override;
@@ -33,6 +39,7 @@ class ClusterBackend : public Backend {
  private:
   kubeapi::Client& m_client;
   std::string m_ns;
+  std::map<std::string, const Engine*> m_removed;  ///< the engines of the jobs remove() took
 };
 
 }  // namespace ejob::job

@@ -11,7 +11,7 @@
 #include <thread>
 
 #include "src/job/cluster_backend.hpp"
-#include "src/job/cluster_submit.hpp"
+#include "src/job/engine.hpp"
 #include "src/job/job_pods.hpp"
 #include "src/job/job_view.hpp"
 #include "src/kubeapi/api_error.hpp"
@@ -49,7 +49,7 @@ void print_logs(kubeapi::Client& c, const Json& job, std::vector<Json> all_pods,
   for (Json& pod : all_pods)
     if (wanted(plan, pod)) pods.push_back(std::move(pod));
   if (pods.empty()) {
-    out.note("elasticjob \"" + job_name + "\" has no worker pods" +
+    out.note(job_noun(job_engine(job), job_name) + " has no worker pods" +
              (plan.workers.empty() ? "" : " with the --worker indexes given") + " (status " +
              job_status(job) + ")");
     return;
@@ -65,7 +65,7 @@ void print_logs(kubeapi::Client& c, const Json& job, std::vector<Json> all_pods,
   std::vector<std::function<void()>> fetches;
   for (size_t i = 0; i < pods.size(); ++i) {
     Fetched& f = fetched[i];
-    f.label = short_pod_name(job_name, name_of(pods[i]));
+    f.label = pod_label(job_name, pods[i]);
     f.index = replica_index(pods[i]);
     kubeapi::LogOptions options = plan.options;
     options.container = log_container(pods[i], container);
@@ -121,6 +121,8 @@ class Follower {
  public:
   Follower(kubeapi::Client& c, const Json& job, const LogRequest& plan, LogSink& out)
       : m_c(c),
+        m_engine(job_engine(job)),
+        m_job_object(job),
         m_job(name_of(job)),
         m_ns(job["metadata"].value("namespace", "")),
         m_uid(job["metadata"].value("uid", "")),
@@ -135,12 +137,12 @@ class Follower {
 
   void run() {
     const kubeapi::ResourceInfo pods = m_c.resource("v1", "Pod");
-    kubeapi::ListResult current = m_c.list(pods, m_ns, {worker_selector(m_job)});
+    kubeapi::ListResult current = m_c.list(pods, m_ns, {engine_worker_selector(m_engine, m_job)});
     for (const Json& pod : current.items) on_pod("ADDED", pod, true);
     m_job_watch = std::thread([this] { watch_job(); });
     kubeapi::WatchOptions w;
     w.resource_version = current.resource_version;
-    w.label_selector = worker_selector(m_job);
+    w.label_selector = engine_worker_selector(m_engine, m_job);
     w.cancel = &m_over;
     {
       std::lock_guard lock(m_mutex);
@@ -153,9 +155,9 @@ class Follower {
     stop();
     if (m_error) std::rethrow_exception(m_error);
     if (m_deleted)
-      m_out.note("elasticjob \"" + m_job + "\" was deleted");
+      m_out.note(job_noun(m_engine, m_job) + " was deleted");
     else if (!m_final_status.empty())
-      m_out.note("elasticjob \"" + m_job + "\" " + m_final_status);
+      m_out.note(job_noun(m_engine, m_job) + " " + m_final_status);
   }
 
  private:
@@ -184,10 +186,10 @@ class Follower {
   }
 
   void on_pod(const std::string& type, const Json& pod, bool initial) {
-    if (!owned_by(pod, m_uid) || !wanted(m_plan, pod)) return;
+    if (!runs_job(m_engine, m_job_object, pod) || !wanted(m_plan, pod)) return;
     const std::string uid = pod["metadata"].value("uid", "");
     const std::string name = name_of(pod);
-    const std::string label = short_pod_name(m_job, name);
+    const std::string label = pod_label(m_job, pod);
     std::lock_guard lock(m_mutex);
     auto it = m_tails.find(uid);
     Tail* t = it == m_tails.end() ? nullptr : it->second.get();
@@ -286,10 +288,10 @@ class Follower {
     m_over = true;
   }
 
-  /// Watches the ElasticJob for its end; sets m_over when it is deleted, and notes its end.
+  /// Watches the job for its end; sets m_over when it is deleted, and notes its end.
   void watch_job() {
     try {
-      const kubeapi::ResourceInfo res = job::cluster::job_resource(m_c);
+      const kubeapi::ResourceInfo res = engine_resource(m_engine);
       kubeapi::WatchOptions w;
       w.field_selector = "metadata.name=" + m_job;
       // From the version this follow started with: a deletion that comes before the watch is
@@ -339,6 +341,8 @@ class Follower {
   }
 
   kubeapi::Client& m_c;
+  const Engine& m_engine;
+  const Json m_job_object;  ///< as the follow found it (runs_job asks it)
   const std::string m_job;
   const std::string m_ns;
   const std::string m_uid;
@@ -363,16 +367,9 @@ class Follower {
 void ClusterBackend::logs(const std::string& name, const LogRequest& request, LogSink& out) {
   kubeapi::Client& c = m_client;
   if (request.options.follow) return Follower(c, get_job(c, m_ns, name), request, out).run();
-  // The job and its worker pods side by side: the logs follow in the second round trip.
-  auto pods = std::async(std::launch::async, [&] { return worker_pods(c, m_ns, name); });
-  Json job;
-  try {
-    job = get_job(c, m_ns, name);
-  } catch (...) {
-    pods.wait();
-    throw;
-  }
-  print_logs(c, job, keep_owned(pods.get(), job["metadata"].value("uid", "")), request, out);
+  // The job, then (knowing its engine) its worker pods, then their logs side by side.
+  const Json job = get_job(c, m_ns, name);
+  print_logs(c, job, job_pods(c, job), request, out);
 }
 
 }  // namespace ejob::job

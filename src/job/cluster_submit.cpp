@@ -5,6 +5,7 @@
 #include <optional>
 #include <random>
 
+#include "src/job/engine.hpp"
 #include "src/kubeapi/api_error.hpp"
 #include "src/util/error.hpp"
 
@@ -13,7 +14,7 @@ namespace ejob::job::cluster {
 using namespace ejob::kubeapi;  // the API client this submit drives and its errors
 namespace {
 
-constexpr const char* k_job_kind = "ElasticJob";
+const std::string k_job_kinds = "ElasticJob, PyTorchJob or TrainJob";
 
 std::string random_id() {
   static constexpr char k_chars[] = "abcdefghijklmnopqrstuvwxyz0123456789";
@@ -118,7 +119,7 @@ void roll_back(Client& c, Created& created, const std::string& submission) {
 
 Json owner_reference(const Json& job) {
   return {{"apiVersion", job.value("apiVersion", "")},
-          {"kind", k_job_kind},
+          {"kind", job.value("kind", "")},
           {"name", name_of(job)},
           {"uid", job["metadata"].value("uid", "")},
           {"blockOwnerDeletion", true}};
@@ -129,7 +130,7 @@ bool same_resource(const ResourceInfo& a, const ResourceInfo& b) {
          a.namespaced == b.namespaced;
 }
 
-/// Namespaces, annotates and checks one rendering; returns the index of the ElasticJob.
+/// Namespaces, annotates and checks one rendering; returns the index of the job.
 size_t prepare(Client& c, std::vector<Json>& objects, const std::string& submission,
                const SubmitOptions& o) {
   std::optional<size_t> job;
@@ -137,18 +138,18 @@ size_t prepare(Client& c, std::vector<Json>& objects, const std::string& submiss
     Json& obj = objects[i];
     if (!obj.is_object() || !obj.contains("kind"))
       throw Error(ErrorCode::Input, "a rendered document is not a Kubernetes object");
-    const bool is_job = obj["kind"] == k_job_kind;
+    const bool is_job = engine_of(obj) != nullptr;
     if (is_job) {
-      if (job) throw Error(ErrorCode::Input, "the rendered job holds more than one ElasticJob");
+      if (job) throw Error(ErrorCode::Input, "the rendered job holds more than one " + k_job_kinds);
       job = i;
     }
     obj["metadata"]["annotations"][k_submission_annotation] = submission;
-    const bool namespaced = is_job ? own_job_resource(obj.value("apiVersion", "")).namespaced
-                                   : c.resource_of(obj).namespaced;
+    const bool namespaced =
+        is_job ? own_job_resource(obj).namespaced : c.resource_of(obj).namespaced;
     if (namespaced && obj["metadata"].value("namespace", "").empty())
       obj["metadata"]["namespace"] = o.name_space;
   }
-  if (!job) throw Error(ErrorCode::Input, "the rendered job holds no ElasticJob");
+  if (!job) throw Error(ErrorCode::Input, "the rendered job holds no " + k_job_kinds);
   return *job;
 }
 
@@ -175,18 +176,16 @@ Sent create_noted(Client& c, const ResourceInfo& res, const Json& object,
   return s;
 }
 
-/// Creates the ElasticJob. The first time (`res` empty), the CRD check — discovery of the
-/// job's group/version — runs alongside the create, and its verdict comes first: when the
-/// kind is not served, the error is NotFound naming `ejob install-crds` (the create then got
+/// Creates the job. The first time (`res` empty), the CRD check — discovery of the job's
+/// group/version — runs alongside the create, and its verdict comes first: when the kind is
+/// not served, the error is NotFound saying how to install its engine (the create then got
 /// a 404 and made nothing). Sets `res` to the served resource. Throws after noting in
 /// `created` what may need a rollback.
 Sent create_job(Client& c, const Json& job, std::optional<ResourceInfo>& res,
                 const std::string& submission, const SubmitOptions& o, Created& created) {
   if (res) return create_noted(c, *res, job, submission, o, created);
-  const std::string api_version = job.value("apiVersion", "");
-  auto served =
-      std::async(std::launch::async, [&c, api_version] { return job_resource(c, api_version); });
-  const ResourceInfo assumed = own_job_resource(api_version);
+  auto served = std::async(std::launch::async, [&c, &job] { return job_resource(c, job); });
+  const ResourceInfo assumed = own_job_resource(job);
   Sent sent;
   std::exception_ptr failed;
   try {
@@ -245,19 +244,25 @@ std::exception_ptr send_dependents(Client& c, std::vector<Json>& objects, size_t
 
 }  // namespace
 
-ResourceInfo own_job_resource(const std::string& api_version) {
-  const auto slash = api_version.find('/');
-  const std::string group = slash == std::string::npos ? "" : api_version.substr(0, slash);
-  return {group, api_version.substr(slash + 1), "elasticjobs", k_job_kind, true};
+ResourceInfo own_job_resource(const Json& job) {
+  ResourceInfo res = engine_resource(job_engine(job));
+  const std::string api_version = job.value("apiVersion", "");
+  res.version = api_version.substr(api_version.find('/') + 1);
+  return res;
 }
 
-ResourceInfo job_resource(Client& c, const std::string& api_version) {
-  auto res = c.find_resource(api_version, k_job_kind);
-  if (!res)
+ResourceInfo job_resource(Client& c, const Json& job) {
+  const std::string api_version = job.value("apiVersion", "");
+  const Engine& engine = job_engine(job);
+  auto res = c.find_resource(api_version, engine.kind);
+  if (res) return *res;
+  if (engine.id == EngineId::ElasticJob)
     throw Error(ErrorCode::NotFound,
                 "the cluster does not serve ElasticJob (" + api_version +
                     "): its CRD is not installed; install it with `ejob install-crds`");
-  return *res;
+  throw Error(ErrorCode::NotFound, std::string("the cluster does not serve ") + engine.kind + " (" +
+                                       api_version + "), engine " + engine.name + ": install " +
+                                       engine.project + ": " + engine.install);
 }
 
 std::string qualified_name(const Json& object) {

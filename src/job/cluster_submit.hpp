@@ -1,17 +1,18 @@
 #pragma once
-/// Sends one job's rendered objects (an ElasticJob plus its etcd Service and Pod and storage)
-/// so that nothing existing is ever overwritten and nothing is left half-made:
+/// Sends one job's rendered objects (the job — an ElasticJob, PyTorchJob or TrainJob, see
+/// engine.hpp — plus its etcd Service and Pod for an ElasticJob, and storage) so that nothing
+/// existing is ever overwritten and nothing is left half-made:
 ///
-/// 1. discovery: is the ElasticJob's group/version served? (else NotFound naming
-///    `ejob install-crds`) — the only request besides one create per object. It runs alongside
-///    the ElasticJob's create (sent to the path ejob's CRD defines), and its verdict comes
-///    first: without the CRD that create got a 404 and made nothing;
+/// 1. discovery: is the job's group/version served? (else NotFound saying how to install its
+///    engine) — the only request besides one create per object. It runs alongside the job's
+///    create (sent to the path its engine's CRD defines), and its verdict comes first: without
+///    the CRD that create got a 404 and made nothing;
 /// 2. every object gets the annotation `ejob.io/submission` (a random id of this submit), so
 ///    that an AlreadyExists answer after an ambiguous failure (a dropped connection, a 5xx,
 ///    curl re-sending on a stale connection) can be told apart from someone else's object;
-/// 3. the ElasticJob is created (POST, never apply): a taken name is re-drawn by rendering
+/// 3. the job is created (POST, never apply): a taken name is re-drawn by rendering
 ///    again (NameChoice::Drawn, up to 3 times) or refused (NameChoice::Exact);
-/// 4. the other objects get an ownerReference to the ElasticJob (namespaced ones; a
+/// 4. the other objects get an ownerReference to the job (namespaced ones; a
 ///    PersistentVolume is cluster-scoped and cannot be owned by a namespaced object: it is
 ///    found by label on delete) and are created concurrently;
 /// 5. on any failure, what this submit created is deleted again (uid preconditions, so a
@@ -49,7 +50,7 @@ struct SubmitOptions {
 };
 
 struct SubmitResult {
-  Json job;                   ///< the ElasticJob as the server returned it
+  Json job;                   ///< the job as the server returned it
   std::vector<Json> objects;  ///< every object as returned, in the order rendered
   int redraws = 0;            ///< names that were taken and re-drawn
 };
@@ -59,20 +60,18 @@ inline constexpr const char* k_submission_annotation = "ejob.io/submission";
 
 /// Submits the objects `render` returns. Throws ejob::Error: NotFound when the CRD is not
 /// served, Conflict when the (exact) name or a dependent's name is taken, Input when the
-/// objects hold no or several ElasticJobs, and the client's errors otherwise — always after
+/// objects hold no or several jobs, and the client's errors otherwise — always after
 /// removing what this call created.
 SubmitResult submit_job(Client& client, const RenderObjects& render, const SubmitOptions& options);
 
-/// The ElasticJob API version ejob sends.
-inline constexpr const char* k_job_api_version = "elastic.pytorch.org/v1alpha1";
+/// The resource of job object `job` (an ElasticJob, PyTorchJob or TrainJob) at the path its
+/// engine's CRD defines, to send a request without waiting for discovery; only discovery
+/// (job_resource) says it is served.
+ResourceInfo own_job_resource(const Json& job);
 
-/// The ElasticJob resource. Throws ejob::Error(NotFound) saying to run `ejob install-crds`
-/// when the cluster does not serve it.
-ResourceInfo job_resource(Client& client, const std::string& api_version = k_job_api_version);
-
-/// The ElasticJob resource as ejob's CRD defines it (plural elasticjobs, namespaced), to send
-/// a request without waiting for discovery; only discovery (job_resource) says it is served.
-ResourceInfo own_job_resource(const std::string& api_version = k_job_api_version);
+/// The served resource of job object `job`. Throws ejob::Error(NotFound) saying how to
+/// install its engine (`ejob install-crds` for ElasticJob) when the cluster does not serve it.
+ResourceInfo job_resource(Client& client, const Json& job);
 
 /// "kind.group/name" as `kubectl -o name` prints an object.
 std::string qualified_name(const Json& object);

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <set>
 
+#include "src/job/engine.hpp"
 #include "src/job/job_pods.hpp"
 #include "src/job/job_table.hpp"
 #include "src/job/local_backend.hpp"
@@ -130,6 +131,10 @@ namespace {
 void describe_header(std::string& out, const Json& job, Clock::time_point now) {
   field(out, "Name", json_text(json_at(job, {"metadata", "name"})));
   field(out, "Namespace", json_text(json_at(job, {"metadata", "namespace"})));
+  const Engine& engine = job_engine(job);
+  field(out, "Engine",
+        std::string(engine.name) + " (" + engine.kind + " " +
+            json_text(json_at(job, {"apiVersion"})) + ", " + engine.project + ")");
   field(out, "Status", job_status(job));
   const std::string created = json_text(json_at(job, {"metadata", "creationTimestamp"}));
   field(out, "Created",
@@ -138,23 +143,83 @@ void describe_header(std::string& out, const Json& job, Clock::time_point now) {
     field(out, "Completed", done + " (" + age_of(done, now) + " ago)");
 }
 
+/// The pod template of the job's workers: ElasticJob's replicaSpecs.Worker, PyTorchJob's
+/// pytorchReplicaSpecs.Worker; a TrainJob's from its JobSet's first replicated job once the
+/// controller has made it (the runtime's template with the job's overrides), else none.
+Json worker_template(const Engine& e, const JobView& view) {
+  switch (e.id) {
+    case EngineId::PyTorchJob:
+      return json_at(view.job, {"spec", "pytorchReplicaSpecs", "Worker", "template"});
+    case EngineId::TrainJob:
+      for (const Json& o : view.runs)
+        if (json_text(json_at(o, {"kind"})) == "JobSet") {
+          const Json& rjobs = json_at(o, {"spec", "replicatedJobs"});
+          if (rjobs.is_array() && !rjobs.empty())
+            return json_at(rjobs[0], {"template", "spec", "template"});
+        }
+      return Json::object();
+    case EngineId::ElasticJob: break;
+  }
+  return json_at(view.job, {"spec", "replicaSpecs", "Worker", "template"});
+}
+
+/// The first container of a pod template; for a TrainJob without its JobSet yet, the trainer.
+Json worker_container(const Engine& e, const JobView& view, const Json& pod_spec) {
+  const Json& containers = json_at(pod_spec, {"containers"});
+  if (containers.is_array() && !containers.empty()) return containers[0];
+  if (e.id != EngineId::TrainJob) return Json::object();
+  const Json& trainer = json_at(view.job, {"spec", "trainer"});
+  Json c = trainer.is_object() ? trainer : Json::object();
+  if (const Json& r = json_at(trainer, {"resourcesPerNode"}); r.is_object()) c["resources"] = r;
+  return c;
+}
+
+void table_section(std::string& out, const char* title, const std::vector<Row>& rows);
+
+/// Where the workers meet: ElasticJob's etcd (and its pod), PyTorchJob's c10d store on
+/// worker 0, a TrainJob's static master (node 0).
+std::string rendezvous_text(const Engine& e, const JobView& view) {
+  const std::string name = json_text(json_at(view.job, {"metadata", "name"}));
+  if (e.id == EngineId::PyTorchJob) {
+    const Json& policy = json_at(view.job, {"spec", "elasticPolicy"});
+    const std::string backend = json_text(json_at(policy, {"rdzvBackend"}));
+    const std::string port = json_text(json_at(policy, {"rdzvPort"}));
+    return (backend.empty() ? "c10d" : backend) + " " + name +
+           "-worker-0:" + (port.empty() ? "29400" : port) + " (worker 0 hosts the store)";
+  }
+  if (e.id == EngineId::TrainJob)
+    return "static, " + name + "-node-0-0." + name + ":29400 (node 0 is the master)";
+  std::string rdzv = or_none(json_text(json_at(view.job, {"spec", "rdzvEndpoint"})));
+  for (const Json& pod : view.own_pods)
+    rdzv += " (pod " + json_text(json_at(pod, {"metadata", "name"})) + ": " + pod_status_word(pod) +
+            ")";
+  return rdzv;
+}
+
+std::string arg_text(const Json& first) {
+  std::string args;
+  for (const char* key : {"command", "args"})
+    if (const Json& list = json_at(first, {key}); list.is_array())
+      for (const Json& a : list) args += (args.empty() ? "" : " ") + json_text(a);
+  return args;
+}
+
 /// What the workers run and where: image, args, counts, resources, placement, rendezvous.
 void describe_worker_spec(std::string& out, const JobView& view) {
-  const Json& spec = json_at(view.job, {"spec"});
-  const Json& worker = json_at(spec, {"replicaSpecs", "Worker"});
-  const Json& pod_spec = json_at(worker, {"template", "spec"});
-  const Json& containers = json_at(pod_spec, {"containers"});
-  const Json first = containers.is_array() && !containers.empty() ? containers[0] : Json::object();
+  const Engine& engine = job_engine(view.job);
+  const Json pod_template = worker_template(engine, view);
+  const Json& pod_spec = json_at(pod_template, {"spec"});
+  const Json first = worker_container(engine, view, pod_spec);
   const Json& counts = json_at(view.job, {"status", "replicaStatuses", "Worker"});
+  const WorkerRange range = worker_range(engine, view.job);
+  const Json& worker = engine.id == EngineId::PyTorchJob
+                           ? json_at(view.job, {"spec", "pytorchReplicaSpecs", "Worker"})
+                           : json_at(view.job, {"spec", "replicaSpecs", "Worker"});
   field(out, "Image", or_none(json_text(json_at(first, {"image"}))));
-  std::string args;
-  if (const Json& list = json_at(first, {"args"}); list.is_array())
-    for (const Json& a : list) args += (args.empty() ? "" : " ") + json_text(a);
-  field(out, "Args", or_none(args));
+  field(out, "Args", or_none(arg_text(first)));
   field(out, "Workers",
-        "min " + or_none(json_text(json_at(spec, {"minReplicas"}))) + ", max " +
-            or_none(json_text(json_at(spec, {"maxReplicas"}))) + ", desired " +
-            or_none(json_text(json_at(worker, {"replicas"}))) + "; active " +
+        "min " + std::to_string(range.min) + ", max " + std::to_string(range.max) + ", desired " +
+            std::to_string(range.desired) + "; active " +
             std::to_string(count_at(counts, "active")) + ", succeeded " +
             std::to_string(count_at(counts, "succeeded")) + ", failed " +
             std::to_string(count_at(counts, "failed")));
@@ -165,11 +230,21 @@ void describe_worker_spec(std::string& out, const JobView& view) {
   if (std::string aff = node_affinity_text(pod_spec); !aff.empty())
     field(out, "Node-Affinity", aff);
   field(out, "Tolerations", or_none(tolerations_text(pod_spec)));
-  std::string rdzv = or_none(json_text(json_at(spec, {"rdzvEndpoint"})));
-  for (const Json& pod : view.own_pods)
-    rdzv += " (pod " + json_text(json_at(pod, {"metadata", "name"})) + ": " + pod_status_word(pod) +
-            ")";
-  field(out, "Rendezvous", rdzv);
+  field(out, "Rendezvous", rendezvous_text(engine, view));
+}
+
+/// A TrainJob's JobSet and Jobs, with their counts and state.
+void describe_runs(std::string& out, const JobView& view, Clock::time_point now) {
+  if (job_engine(view.job).id != EngineId::TrainJob) return;
+  std::vector<Row> rows = {{"KIND", "NAME", "STATUS", "ACTIVE", "SUCCEEDED", "FAILED", "AGE"}};
+  for (const Json& o : view.runs) {
+    const Json& st = json_at(o, {"status"});
+    rows.push_back({json_text(json_at(o, {"kind"})), json_text(json_at(o, {"metadata", "name"})),
+                    job_status(o), std::to_string(count_at(st, "active")),
+                    std::to_string(count_at(st, "succeeded")),
+                    std::to_string(count_at(st, "failed")), object_age(o, now)});
+  }
+  table_section(out, "JobSet and Jobs", rows);
 }
 
 /// A section that is a table (its title, then the rows indented), or `TITLE: <none>`.
@@ -237,6 +312,7 @@ std::string describe_job(const JobView& view, Clock::time_point now) {
   describe_header(out, view.job, now);
   describe_worker_spec(out, view);
   describe_conditions(out, view.job, now);
+  describe_runs(out, view, now);
   describe_worker_pods(out, view, now);
   describe_evictions(out, view, now);
   describe_events(out, view, now);
@@ -320,7 +396,7 @@ std::vector<Json> described_objects(const Description& d) {
   if (const auto* local = std::get_if<local::JobView>(&d)) return {local_job_object(local->state)};
   const JobView& view = std::get<JobView>(d);
   std::vector<Json> objects = {view.job};
-  for (const auto* list : {&view.own_pods, &view.workers})
+  for (const auto* list : {&view.runs, &view.own_pods, &view.workers})
     objects.insert(objects.end(), list->begin(), list->end());
   for (Json& ev : job_events(view.job, view.events)) objects.push_back(std::move(ev));
   return objects;

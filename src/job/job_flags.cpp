@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 #include <re2/re2.h>
 
+#include <algorithm>
 #include <charconv>
 
 #include "src/job/naming.hpp"
@@ -162,6 +163,13 @@ bool is_quantity(std::string_view text) {
 
 void apply_job_flags(const JobFlags& flags, Map& values) {
   if (flags.image) set_path(values, {"image"}, Value::string(*flags.image));
+  if (flags.engine) {
+    static constexpr std::string_view k_engines[] = {"auto", "elasticjob", "pytorchjob",
+                                                     "trainjob"};
+    if (std::find(std::begin(k_engines), std::end(k_engines), *flags.engine) == std::end(k_engines))
+      bad_flag("--engine", *flags.engine, "is not one of auto, elasticjob, pytorchjob, trainjob");
+    set_path(values, {"engine"}, Value::string(*flags.engine));
+  }
   apply_counts(flags, values);
   if (flags.gpu_resource) {
     static const RE2 k_resource(

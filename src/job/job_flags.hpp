@@ -30,6 +30,7 @@ struct JobFlags {
   std::vector<std::string> blobs;           ///< --blob ACCOUNT/CONTAINER[:MOUNTPATH]
   std::vector<std::string> pvcs;            ///< --pvc CLAIM:MOUNTPATH
   std::vector<std::string> envs;            ///< -e/--env K=V
+  std::optional<std::string> engine;        ///< --engine auto|elasticjob|pytorchjob|trainjob
   std::vector<std::string> command;         ///< `-- SCRIPT [ARGS...]`
 };
 

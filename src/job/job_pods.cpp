@@ -2,8 +2,9 @@
 
 #include <algorithm>
 #include <charconv>
+#include <future>
 
-#include "src/job/cluster_submit.hpp"
+#include "src/job/engine.hpp"
 #include "src/util/error.hpp"
 
 namespace ejob::job {
@@ -36,27 +37,58 @@ std::string json_text(const Json& j) {
   return "";
 }
 
-std::string worker_selector(const std::string& name) {
-  return "group-name=elastic.pytorch.org,job-name=" + name;
+namespace {
+
+/// Each engine's job `name`, asked side by side at the paths their CRDs define: one round
+/// trip. A 404 is the same answer for "no such job" and "no such kind".
+std::vector<Json> jobs_named(kubeapi::Client& client, const std::string& ns,
+                             const std::string& name) {
+  std::vector<std::future<std::optional<Json>>> asks;
+  for (const Engine* e : all_engines())
+    asks.push_back(std::async(std::launch::async, [&client, &ns, &name, e] {
+      return client.try_get(engine_resource(*e), ns, name);
+    }));
+  std::vector<Json> found;
+  std::exception_ptr failed;
+  for (auto& ask : asks) try {
+      if (auto job = ask.get()) found.push_back(std::move(*job));
+    } catch (...) {
+      failed = std::current_exception();
+    }
+  if (failed && found.empty()) std::rethrow_exception(failed);
+  return found;
 }
+
+/// Why job `name` was not found: no engine served (saying how to install one), or none of
+/// the served ones has a job of that name.
+Error job_not_found(kubeapi::Client& client, const std::string& ns, const std::string& name) {
+  const std::vector<const Engine*> served = served_engines(client);
+  if (served.empty()) return no_engine_served();
+  if (served.size() == 1)
+    return Error(ErrorCode::NotFound, job_noun(*served[0], name) + " not found in namespace " + ns);
+  std::string kinds;
+  for (const Engine* e : served) kinds += (kinds.empty() ? "" : ", ") + std::string(e->name);
+  return Error(ErrorCode::NotFound, "job \"" + name + "\" not found in namespace " + ns + " (no " +
+                                        kinds + " of that name)");
+}
+
+}  // namespace
 
 Json get_job(kubeapi::Client& client, const std::string& ns, const std::string& name) {
-  const kubeapi::ResourceInfo own = job::cluster::own_job_resource();
-  std::optional<Json> job = client.try_get(own, ns, name);
-  if (!job) {
-    const kubeapi::ResourceInfo served = job::cluster::job_resource(client);  // CRD missing: throws
-    if (served.plural != own.plural || served.version != own.version)
-      job = client.try_get(served, ns, name);
-  }
-  if (!job)
-    throw Error(ErrorCode::NotFound, "elasticjob \"" + name + "\" not found in namespace " + ns);
-  return std::move(*job);
+  std::vector<Json> found = jobs_named(client, ns, name);
+  if (found.empty()) throw job_not_found(client, ns, name);
+  // The same name under two engines: the newest is the one meant (RFC 3339 sorts by time).
+  auto newest = std::max_element(found.begin(), found.end(), [](const Json& a, const Json& b) {
+    return json_text(json_at(a, {"metadata", "creationTimestamp"})) <
+           json_text(json_at(b, {"metadata", "creationTimestamp"}));
+  });
+  return std::move(*newest);
 }
 
-std::vector<Json> worker_pods(kubeapi::Client& client, const std::string& ns,
+std::vector<Json> worker_pods(kubeapi::Client& client, const Engine& engine, const std::string& ns,
                               const std::string& name) {
   std::vector<Json> out =
-      client.list(client.resource("v1", "Pod"), ns, {worker_selector(name)}).items;
+      client.list(client.resource("v1", "Pod"), ns, {engine_worker_selector(engine, name)}).items;
   std::stable_sort(out.begin(), out.end(), [](const Json& a, const Json& b) {
     const int ia = replica_index(a);
     const int ib = replica_index(b);
@@ -75,10 +107,18 @@ std::vector<Json> keep_owned(std::vector<Json> objects, const std::string& uid) 
 }
 
 std::vector<Json> job_pods(kubeapi::Client& client, const Json& job) {
+  const Engine& engine = job_engine(job);
   const Json& meta = json_at(job, {"metadata"});
-  return keep_owned(worker_pods(client, json_text(json_at(meta, {"namespace"})),
-                                json_text(json_at(meta, {"name"}))),
-                    json_text(json_at(meta, {"uid"})));
+  std::vector<Json> pods = worker_pods(client, engine, json_text(json_at(meta, {"namespace"})),
+                                       json_text(json_at(meta, {"name"})));
+  return runs_job_only(engine, job, std::move(pods));
+}
+
+std::vector<Json> runs_job_only(const Engine& engine, const Json& job, std::vector<Json> pods) {
+  pods.erase(std::remove_if(pods.begin(), pods.end(),
+                            [&](const Json& p) { return !runs_job(engine, job, p); }),
+             pods.end());
+  return pods;
 }
 
 bool owned_by(const Json& obj, const std::string& uid) {
@@ -89,7 +129,11 @@ bool owned_by(const Json& obj, const std::string& uid) {
 }
 
 int replica_index(const Json& pod) {
-  const std::string label = json_text(json_at(pod, {"metadata", "labels", "replica-index"}));
+  // ElasticJob's controller, training-operator's, and a Job's completion index (TrainJob).
+  std::string label;
+  for (const char* key : {"replica-index", "training.kubeflow.org/replica-index",
+                          "batch.kubernetes.io/job-completion-index"})
+    if (label.empty()) label = json_text(json_at(pod, {"metadata", "labels", key}));
   int value = -1;
   const auto [end, ec] = std::from_chars(label.data(), label.data() + label.size(), value);
   return ec == std::errc() && end == label.data() + label.size() && value >= 0 ? value : -1;
@@ -99,6 +143,14 @@ std::string short_pod_name(const std::string& job, const std::string& pod) {
   if (pod.size() > job.size() + 1 && pod.compare(0, job.size(), job) == 0 && pod[job.size()] == '-')
     return pod.substr(job.size() + 1);
   return pod;
+}
+
+std::string pod_label(const std::string& job, const Json& pod) {
+  const std::string rjob =
+      json_text(json_at(pod, {"metadata", "labels", "jobset.sigs.k8s.io/replicatedjob-name"}));
+  const int index = replica_index(pod);
+  if (!rjob.empty() && index >= 0) return rjob + "-" + std::to_string(index);
+  return short_pod_name(job, json_text(json_at(pod, {"metadata", "name"})));
 }
 
 std::string log_container(const Json& pod, const std::string& wanted) {

@@ -13,6 +13,10 @@
 #include "src/kubeapi/client.hpp"
 
 namespace ejob::job {
+struct Engine;
+}
+
+namespace ejob::job {
 
 /// The label every object ejob renders carries (`app.kubernetes.io/managed-by: ejob`).
 inline constexpr const char* k_managed_by_ejob = "app.kubernetes.io/managed-by=ejob";
@@ -23,18 +27,21 @@ const kubeapi::Json& json_at(const kubeapi::Json& obj, std::initializer_list<con
 /// A scalar as text: a string as it is, whole numbers and booleans spelled out, else "".
 std::string json_text(const kubeapi::Json& j);
 
-/// The label selector of the controller's worker pods of job `name`.
-std::string worker_selector(const std::string& name);
-
-/// The ElasticJob `name` in `ns`, in one request when it exists (at the path ejob's CRD
-/// defines; discovery only after a 404). ejob::Error(NotFound): `elasticjob "NAME" not found in
-/// namespace NS`, or job_resource's `install-crds` error when the CRD is not served.
+/// Job `name` in `ns`, of whichever engine (engine.hpp) has one of that name (the newest when
+/// several do), in one round trip when it exists (each engine's path as its CRD defines it;
+/// discovery only when none has it). ejob::Error(NotFound): `ENGINE "NAME" not found in
+/// namespace NS`, or naming each engine and how to install it when the cluster serves none.
 kubeapi::Json get_job(kubeapi::Client& client, const std::string& ns, const std::string& name);
 
-/// The pods labelled as job `name`'s workers in `ns`, by replica index, then name. Pods of an
-/// earlier job of the same name may be among them: keep_owned drops those.
-std::vector<kubeapi::Json> worker_pods(kubeapi::Client& client, const std::string& ns,
-                                       const std::string& name);
+/// The pods labelled as job `name`'s workers in `ns` (engine_worker_selector), by replica
+/// index, then name. Pods of an earlier job of the same name may be among them: runs_job_only
+/// drops those.
+std::vector<kubeapi::Json> worker_pods(kubeapi::Client& client, const Engine& engine,
+                                       const std::string& ns, const std::string& name);
+
+/// The pods among `pods` that run `job` itself (engine.hpp's runs_job).
+std::vector<kubeapi::Json> runs_job_only(const Engine& engine, const kubeapi::Json& job,
+                                         std::vector<kubeapi::Json> pods);
 
 /// The objects owned by the object whose uid is `uid`.
 std::vector<kubeapi::Json> keep_owned(std::vector<kubeapi::Json> objects, const std::string& uid);
@@ -45,12 +52,18 @@ std::vector<kubeapi::Json> job_pods(kubeapi::Client& client, const kubeapi::Json
 /// Whether `obj` has an owner reference to the object whose uid is `uid`.
 bool owned_by(const kubeapi::Json& obj, const std::string& uid);
 
-/// The `replica-index` label as a number; -1 when absent or not a number.
+/// The pod's replica index: ElasticJob's `replica-index` label, training-operator's
+/// `training.kubeflow.org/replica-index`, or a Job's completion index (TrainJob's nodes), as a
+/// number; -1 when absent or not a number.
 int replica_index(const kubeapi::Json& pod);
 
 /// A pod's name without the job's name and dash ("worker-0", "etcd"); the whole name when it
 /// does not start with them.
 std::string short_pod_name(const std::string& job, const std::string& pod);
+
+/// How logs and describe name a worker pod: a JobSet's pod by its replicated job and completion
+/// index ("node-1"), others by short_pod_name ("worker-1").
+std::string pod_label(const std::string& job, const kubeapi::Json& pod);
 
 /// The container `ejob logs` reads: `wanted` when not empty (ejob::Error(Usage) naming the
 /// pod's containers when it has no such container), else the one the pod's

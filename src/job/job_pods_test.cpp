@@ -20,7 +20,6 @@ Json pod_with(Json status, Json spec = Json::object()) {
 }
 
 TEST_CASE("job pods: names, indexes and owners") {
-  CHECK(worker_selector("bert") == "group-name=elastic.pytorch.org,job-name=bert");
   CHECK(short_pod_name("bert", "bert-worker-10") == "worker-10");
   CHECK(short_pod_name("bert", "bert-etcd") == "etcd");
   CHECK(short_pod_name("bert", "bertha-worker-0") == "bertha-worker-0");
@@ -29,6 +28,17 @@ TEST_CASE("job pods: names, indexes and owners") {
   CHECK(replica_index(Json{{"metadata", {{"labels", {{"replica-index", "x1"}}}}}}) == -1);
   CHECK(replica_index(Json{{"metadata", {{"labels", {{"replica-index", "-2"}}}}}}) == -1);
   CHECK(replica_index(Json::object()) == -1);
+  // training-operator's label, and a Job's completion index (a TrainJob's nodes).
+  CHECK(replica_index(
+            Json{{"metadata", {{"labels", {{"training.kubeflow.org/replica-index", "3"}}}}}}) == 3);
+  const Json node = {{"metadata",
+                      {{"name", "bert-node-0-2-x7k2q"},
+                       {"labels",
+                        {{"batch.kubernetes.io/job-completion-index", "2"},
+                         {"jobset.sigs.k8s.io/replicatedjob-name", "node"}}}}}};
+  CHECK(replica_index(node) == 2);
+  CHECK(pod_label("bert", node) == "node-2");
+  CHECK(pod_label("bert", pod_with({})) == "worker-1");
   const Json owned = {{"metadata", {{"ownerReferences", {{{"uid", "j1"}}, {{"uid", "j2"}}}}}}};
   CHECK(owned_by(owned, "j2"));
   CHECK_FALSE(owned_by(owned, "j3"));

@@ -156,7 +156,7 @@ bool is_job_request(const JobRequest& request) {
   const JobFlags& f = request.flags;
   bool any_flag = f.image || f.gpus || f.gpu_resource || f.workers || f.nproc || f.cpu ||
                   f.memory || f.shm || f.spot || f.spot_mode || !f.blobs.empty() ||
-                  !f.pvcs.empty() || !f.envs.empty() || !f.command.empty();
+                  !f.pvcs.empty() || !f.envs.empty() || !f.command.empty() || f.engine;
   return request.chart_dir.empty() || request.job_file || any_flag;
 }
 

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "src/job/engine.hpp"
 #include "src/job/job_pods.hpp"
 #include "src/kubeapi/exec_plugin.hpp"
 
@@ -58,33 +59,64 @@ std::string job_where(const Json& job) {
 }
 
 Row job_header(const TableColumns& columns) {
-  Row head = {"NAME", "STATUS", "MIN", "MAX", "DESIRED", "ACTIVE", "AGE", "WHERE"};
+  Row head = {"NAME", "STATUS", "MIN", "MAX", "DESIRED", "ACTIVE", "AGE", "WHERE", "ENGINE"};
   if (columns.all_namespaces) head.insert(head.begin(), "NAMESPACE");
   if (columns.wide) head.insert(head.end(), {"RDZV-ENDPOINT", "IMAGE"});
   return head;
 }
 
+namespace {
+
+/// The spec of the job's Worker replicas: ElasticJob's replicaSpecs or PyTorchJob's
+/// pytorchReplicaSpecs; null for a TrainJob, whose trainer says it.
+const Json& worker_spec(const Engine& e, const Json& job) {
+  return e.id == EngineId::PyTorchJob ? json_at(job, {"spec", "pytorchReplicaSpecs", "Worker"})
+                                      : json_at(job, {"spec", "replicaSpecs", "Worker"});
+}
+
+/// MIN, MAX, DESIRED and ACTIVE as the job's engine spells them.
+Row count_cells(const Engine& e, const Json& job) {
+  const Json& active = json_at(job, {"status", "replicaStatuses", "Worker", "active"});
+  switch (e.id) {
+    case EngineId::PyTorchJob:
+      return {count(json_at(job, {"spec", "elasticPolicy", "minReplicas"})),
+              count(json_at(job, {"spec", "elasticPolicy", "maxReplicas"})),
+              count(json_at(worker_spec(e, job), {"replicas"})),
+              count(active.is_null() ? Json(0) : active)};
+    case EngineId::TrainJob: {
+      // A static world size; its status counts Jobs, not nodes, so ACTIVE is not shown.
+      const Json& nodes = json_at(job, {"spec", "trainer", "numNodes"});
+      return {count(nodes), count(nodes), count(nodes), "-"};
+    }
+    case EngineId::ElasticJob: break;
+  }
+  return {count(json_at(job, {"spec", "minReplicas"})),
+          count(json_at(job, {"spec", "maxReplicas"})),
+          count(json_at(worker_spec(e, job), {"replicas"})),
+          count(active.is_null() ? Json(0) : active)};
+}
+
+std::string image_of(const Engine& e, const Json& job) {
+  if (e.id == EngineId::TrainJob) return json_text(json_at(job, {"spec", "trainer", "image"}));
+  const Json& containers = json_at(worker_spec(e, job), {"template", "spec", "containers"});
+  return containers.is_array() && !containers.empty() ? json_text(json_at(containers[0], {"image"}))
+                                                      : "";
+}
+
+}  // namespace
+
 Row job_row(const Json& job, const TableColumns& columns,
             std::chrono::system_clock::time_point now) {
-  const Json meta = job.value("metadata", Json::object());
-  const Json spec = job.value("spec", Json::object());
-  const Json worker = spec.value("replicaSpecs", Json::object()).value("Worker", Json::object());
-  const Json active = job.value("status", Json::object())
-                          .value("replicaStatuses", Json::object())
-                          .value("Worker", Json::object())
-                          .value("active", Json(0));
+  const Engine& engine = job_engine(job);
   Row row;
-  if (columns.all_namespaces) row.push_back(meta.value("namespace", ""));
-  row.insert(row.end(),
-             {meta.value("name", ""), job_status(job), count(spec.value("minReplicas", Json())),
-              count(spec.value("maxReplicas", Json())), count(worker.value("replicas", Json())),
-              count(active), object_age(job, now), job_where(job)});
+  if (columns.all_namespaces) row.push_back(json_text(json_at(job, {"metadata", "namespace"})));
+  row.push_back(json_text(json_at(job, {"metadata", "name"})));
+  row.push_back(job_status(job));
+  for (std::string& cell : count_cells(engine, job)) row.push_back(std::move(cell));
+  row.insert(row.end(), {object_age(job, now), job_where(job), engine.name});
   if (columns.wide) {
-    const Json containers = worker.value("template", Json::object())
-                                .value("spec", Json::object())
-                                .value("containers", Json::array());
-    row.push_back(spec.value("rdzvEndpoint", ""));
-    row.push_back(containers.empty() ? "" : containers[0].value("image", ""));
+    row.push_back(json_text(json_at(job, {"spec", "rdzvEndpoint"})));
+    row.push_back(image_of(engine, job));
   }
   return row;
 }

@@ -1,5 +1,5 @@
 #pragma once
-/// How `ejob list` shows ElasticJobs: each job's status word from its conditions, replica
+/// How `ejob list` shows jobs of every engine: each job's status word from its conditions, replica
 /// counts and kubectl-style age, laid out as kubectl lays out a table. Pure functions over
 /// the objects, so they are easy to test.
 
@@ -34,12 +34,15 @@ struct TableColumns {
 /// the object ejob makes of it), else "cluster".
 std::string job_where(const kubeapi::Json& job);
 
-/// The header: [NAMESPACE] NAME STATUS MIN MAX DESIRED ACTIVE AGE WHERE [RDZV-ENDPOINT IMAGE].
+/// The header: [NAMESPACE] NAME STATUS MIN MAX DESIRED ACTIVE AGE WHERE ENGINE
+/// [RDZV-ENDPOINT IMAGE].
 Row job_header(const TableColumns& columns);
 
 /// A job's row under job_header: min/max replicas and the Worker replica spec's `replicas`
-/// (DESIRED) from the spec, active workers from status.replicaStatuses.Worker.active (0 when
-/// absent); "-" for a count the spec lacks; whole numbers even when sent as floats.
+/// (DESIRED) from the spec (PyTorchJob: elasticPolicy's min/max; TrainJob: numNodes for all
+/// three), active workers from status.replicaStatuses.Worker.active (0 when absent; "-" for a
+/// TrainJob); "-" for a count the spec lacks; whole numbers even when sent as floats. ENGINE:
+/// engine.hpp's name of the job's kind.
 Row job_row(const kubeapi::Json& job, const TableColumns& columns,
             std::chrono::system_clock::time_point now);
 

@@ -29,7 +29,12 @@ TEST_CASE("job_status: the first true condition in order of precedence") {
   CHECK(job_status(with_conditions({{"Running", "True"}, {"Failed", "True"}})) == "Failed");
   CHECK(job_status(with_conditions({{"Failed", "True"}, {"Succeeded", "True"}})) == "Succeeded");
   CHECK(job_status(with_conditions({{"Running", "Unknown"}})) == "Pending");
-  CHECK(job_status(with_conditions({{"Suspended", "True"}})) == "Pending");
+  // Kubeflow's operators suspend jobs (runPolicy.suspend, TrainJob spec.suspend).
+  CHECK(job_status(with_conditions({{"Suspended", "True"}})) == "Suspended");
+  CHECK(job_status(with_conditions({{"Running", "True"}, {"Suspended", "True"}})) == "Running");
+  // A TrainJob (and a JobSet) says Complete where the others say Succeeded.
+  CHECK(job_status(with_conditions({{"Created", "True"}, {"Complete", "True"}})) == "Succeeded");
+  CHECK(job_status(with_conditions({{"Failed", "True"}, {"Complete", "False"}})) == "Failed");
 }
 
 TEST_CASE("format_age: kubectl's AGE column (duration.HumanDuration)") {
@@ -91,14 +96,33 @@ const auto k_now =
     std::chrono::sys_days{std::chrono::year{2026} / 1 / 2} + hours(3) + minutes(9) + seconds(5);
 
 TEST_CASE("job_header and job_row: the columns of `ejob list`") {
-  CHECK(job_header({}) == Row{"NAME", "STATUS", "MIN", "MAX", "DESIRED", "ACTIVE", "AGE", "WHERE"});
+  CHECK(job_header({}) ==
+        Row{"NAME", "STATUS", "MIN", "MAX", "DESIRED", "ACTIVE", "AGE", "WHERE", "ENGINE"});
   CHECK(job_row(job("bert-x7k2p", "ml"), {}, k_now) ==
-        Row{"bert-x7k2p", "Running", "1", "4", "2", "2", "5m", "cluster"});
+        Row{"bert-x7k2p", "Running", "1", "4", "2", "2", "5m", "cluster", "elasticjob"});
   CHECK(job_header({true, true}) == Row{"NAMESPACE", "NAME", "STATUS", "MIN", "MAX", "DESIRED",
-                                        "ACTIVE", "AGE", "WHERE", "RDZV-ENDPOINT", "IMAGE"});
+                                        "ACTIVE", "AGE", "WHERE", "ENGINE", "RDZV-ENDPOINT",
+                                        "IMAGE"});
   CHECK(job_row(job("bert-x7k2p", "ml"), {true, true}, k_now) ==
-        Row{"ml", "bert-x7k2p", "Running", "1", "4", "2", "2", "5m", "cluster",
+        Row{"ml", "bert-x7k2p", "Running", "1", "4", "2", "2", "5m", "cluster", "elasticjob",
             "bert-x7k2p-etcd:2379", "train:1"});
+}
+
+TEST_CASE("job_row: a PyTorchJob's elasticPolicy and a TrainJob's numNodes") {
+  const Json pj = Json::parse(R"({"apiVersion": "kubeflow.org/v1", "kind": "PyTorchJob",
+    "metadata": {"name": "gpt", "creationTimestamp": "2026-01-02T03:04:05Z"},
+    "spec": {"elasticPolicy": {"minReplicas": 2, "maxReplicas": 8},
+             "pytorchReplicaSpecs": {"Worker": {"replicas": 4, "template": {"spec": {
+               "containers": [{"name": "pytorch", "image": "train:2"}]}}}}},
+    "status": {"replicaStatuses": {"Worker": {"active": 3}}}})");
+  CHECK(job_row(pj, {false, true}, k_now) ==
+        Row{"gpt", "Pending", "2", "8", "4", "3", "5m", "cluster", "pytorchjob", "", "train:2"});
+  const Json tj = Json::parse(R"({"apiVersion": "trainer.kubeflow.org/v1alpha1",
+    "kind": "TrainJob", "metadata": {"name": "t5", "creationTimestamp": "2026-01-02T03:04:05Z"},
+    "spec": {"trainer": {"numNodes": 2, "image": "train:3"}},
+    "status": {"conditions": [{"type": "Complete", "status": "True"}]}})");
+  CHECK(job_row(tj, {false, true}, k_now) ==
+        Row{"t5", "Succeeded", "2", "2", "2", "-", "5m", "cluster", "trainjob", "", "train:3"});
 }
 
 TEST_CASE("job_where: the annotation ejob puts on a local job's object") {
@@ -111,7 +135,7 @@ TEST_CASE("job_where: the annotation ejob puts on a local job's object") {
 TEST_CASE("job_row: missing counts are '-', no status is Pending with 0 active") {
   const Json bare = {{"metadata", {{"name", "new"}}}, {"spec", {{"minReplicas", 2}}}};
   CHECK(job_row(bare, {false, true}, k_now) ==
-        Row{"new", "Pending", "2", "-", "-", "0", "<unknown>", "cluster", "", ""});
+        Row{"new", "Pending", "2", "-", "-", "0", "<unknown>", "cluster", "elasticjob", "", ""});
 }
 
 TEST_CASE("format_table: columns three spaces apart, the last one unpadded") {
@@ -120,9 +144,9 @@ TEST_CASE("format_table: columns three spaces apart, the last one unpadded") {
   const std::vector<Row> rows = {job_header({}), job_row(job("bert-x7k2p", "ml"), {}, k_now),
                                  job_row(job("a", "ml"), {}, k_now + hours(3))};
   CHECK(format_table(rows) ==
-        "NAME         STATUS    MIN   MAX   DESIRED   ACTIVE   AGE    WHERE\n"
-        "bert-x7k2p   Running   1     4     2         2        5m     cluster\n"
-        "a            Running   1     4     2         2        3h5m   cluster\n");
+        "NAME         STATUS    MIN   MAX   DESIRED   ACTIVE   AGE    WHERE     ENGINE\n"
+        "bert-x7k2p   Running   1     4     2         2        5m     cluster   elasticjob\n"
+        "a            Running   1     4     2         2        3h5m   cluster   elasticjob\n");
 }
 
 }  // namespace

@@ -4,7 +4,7 @@
 #include <future>
 #include <set>
 
-#include "src/job/cluster_submit.hpp"
+#include "src/job/engine.hpp"
 #include "src/job/job_pods.hpp"
 #include "src/kubeapi/exec_plugin.hpp"
 
@@ -15,19 +15,47 @@ using Clock = std::chrono::system_clock;
 
 namespace {
 
+bool all_digits(std::string_view s) {
+  return !s.empty() && std::all_of(s.begin(), s.end(), [](char c) { return c >= '0' && c <= '9'; });
+}
+
+/// Splits `text` at its dashes.
+std::vector<std::string_view> dash_parts(std::string_view text) {
+  std::vector<std::string_view> parts;
+  for (size_t start = 0;;) {
+    const size_t dash = text.find('-', start);
+    parts.push_back(text.substr(start, dash == std::string_view::npos ? dash : dash - start));
+    if (dash == std::string_view::npos) return parts;
+    start = dash + 1;
+  }
+}
+
+/// A TrainJob's JobSet names its Jobs `NAME-RJOB-I` and their pods `NAME-RJOB-I-K-xxxxx`.
+bool is_jobset_child(std::string_view kind, std::string_view rest) {
+  const auto parts = dash_parts(rest);
+  if (kind == "Job") return parts.size() == 2 && all_digits(parts[1]);
+  return kind == "Pod" && parts.size() == 4 && all_digits(parts[1]) && all_digits(parts[2]) &&
+         parts[3].size() == 5;
+}
+
 /// Whether an event is about one of job `name`'s objects by name: the etcd Pod and Service,
-/// and worker pods and their headless Services (`NAME-worker-I`).
+/// worker pods and their headless Services (`NAME-worker-I`, also `NAME-master-0`), and a
+/// TrainJob's JobSet, Jobs and their pods.
 bool names_job_object(const std::string& job, const Json& ev) {
   const std::string kind = json_text(json_at(ev, {"involvedObject", "kind"}));
   const std::string name = json_text(json_at(ev, {"involvedObject", "name"}));
-  if (kind != "Pod" && kind != "Service") return false;
+  if (kind == "JobSet") return name == job;
+  if (kind != "Pod" && kind != "Service" && kind != "Job") return false;
   const std::string rest = short_pod_name(job, name);
   if (rest == name) return false;
+  if (is_jobset_child(kind, rest)) return true;
+  if (kind == "Job") return false;
   if (rest == "etcd" || rest == "etcd-service") return true;
-  constexpr std::string_view k_worker = "worker-";
-  return rest.size() > k_worker.size() && rest.compare(0, k_worker.size(), k_worker) == 0 &&
-         std::all_of(rest.begin() + k_worker.size(), rest.end(),
-                     [](char c) { return c >= '0' && c <= '9'; });
+  for (std::string_view role : {"worker-", "master-"})
+    if (rest.size() > role.size() && rest.compare(0, role.size(), role) == 0 &&
+        all_digits(std::string_view(rest).substr(role.size())))
+      return true;
+  return false;
 }
 
 constexpr const char* k_eviction_reasons[] = {"Evicted", "Preempted", "TaintManagerEviction"};
@@ -111,8 +139,9 @@ std::vector<Eviction> job_evictions(const JobView& view) {
 std::string job_status(const Json& job) {
   if (!json_text(json_at(job, {"metadata", "deletionTimestamp"})).empty()) return "Terminating";
   const auto status = job.value("status", Json::object());
-  static constexpr const char* k_order[] = {"Succeeded", "Failed", "Restarting", "Running",
-                                            "Created"};
+  // A TrainJob (and its JobSet) says Complete where the others say Succeeded.
+  static constexpr const char* k_order[] = {"Succeeded",  "Complete", "Completed", "Failed",
+                                            "Restarting", "Running",  "Suspended", "Created"};
   bool seen[std::size(k_order)] = {};
   for (const auto& c : status.value("conditions", Json::array())) {
     if (c.value("status", "") != "True") continue;
@@ -120,13 +149,31 @@ std::string job_status(const Json& job) {
       if (c.value("type", "") == k_order[i]) seen[i] = true;
   }
   for (std::size_t i = 0; i < std::size(k_order); ++i)
-    if (seen[i]) return k_order[i];
+    if (seen[i]) return i == 1 || i == 2 ? "Succeeded" : k_order[i];
   return "Pending";
 }
 
+namespace {
+
+/// What the engine's controller made to run a TrainJob: its JobSet (named as the job) and
+/// the JobSet's Jobs.
+std::vector<Json> trainjob_runs(kubeapi::Client& c, const std::string& ns,
+                                const std::string& name) {
+  std::vector<Json> out;
+  const auto jobset = c.find_resource("jobset.x-k8s.io/v1alpha2", "JobSet");
+  if (!jobset) return out;
+  if (auto set = c.try_get(*jobset, ns, name)) out.push_back(std::move(*set));
+  for (Json& j :
+       c.list(c.resource("batch/v1", "Job"), ns, {"jobset.sigs.k8s.io/jobset-name=" + name}).items)
+    out.push_back(std::move(j));
+  return out;
+}
+
+}  // namespace
+
 JobView fetch_view(kubeapi::Client& c, const std::string& ns, const std::string& name) {
-  // The job and what describe shows with it, side by side: one round trip when the job exists.
-  auto workers = std::async(std::launch::async, [&] { return worker_pods(c, ns, name); });
+  // The job beside its own pods and the events: one round trip; then, knowing the job's
+  // engine, its workers (and a TrainJob's JobSet and Jobs): a second one.
   auto own = std::async(std::launch::async, [&] {
     return c
         .list(c.resource("v1", "Pod"), ns,
@@ -140,12 +187,16 @@ JobView fetch_view(kubeapi::Client& c, const std::string& ns, const std::string&
   try {
     view.job = get_job(c, ns, name);
   } catch (...) {
-    workers.wait(), own.wait(), events.wait();
+    own.wait(), events.wait();
     throw;
   }
-  const std::string uid = view.job["metadata"].value("uid", "");
-  view.workers = keep_owned(workers.get(), uid);
-  view.own_pods = keep_owned(own.get(), uid);
+  const Engine& engine = job_engine(view.job);
+  auto runs = std::async(std::launch::async, [&] {
+    return engine.id == EngineId::TrainJob ? trainjob_runs(c, ns, name) : std::vector<Json>{};
+  });
+  view.workers = job_pods(c, view.job);
+  view.runs = runs.get();
+  view.own_pods = keep_owned(own.get(), view.job["metadata"].value("uid", ""));
   view.events = events.get();
   return view;
 }

@@ -16,6 +16,7 @@ struct JobView {
   kubeapi::Json job;
   std::vector<kubeapi::Json> workers;   ///< the controller's pods of this job (job_pods)
   std::vector<kubeapi::Json> own_pods;  ///< the job's own pods (the etcd pod)
+  std::vector<kubeapi::Json> runs;      ///< what runs a TrainJob: its JobSet, then its Jobs
   std::vector<kubeapi::Json> events;    ///< the namespace's events; job_events picks
 };
 
@@ -50,8 +51,8 @@ struct Eviction {
 std::vector<Eviction> job_evictions(const JobView& view);
 
 /// The job's state: Terminating once it is being deleted (finalizers hold it); else the first
-/// of Succeeded, Failed, Restarting, Running, Created that is a condition with status "True";
-/// Pending when none is.
+/// of Succeeded (a TrainJob's Complete), Failed, Restarting, Running, Suspended, Created that
+/// is a condition with status "True"; Pending when none is.
 std::string job_status(const kubeapi::Json& job);
 
 }  // namespace ejob::job

@@ -8,7 +8,7 @@
 #include <mutex>
 #include <thread>
 
-#include "src/job/cluster_submit.hpp"
+#include "src/job/engine.hpp"
 #include "src/job/job_pods.hpp"
 #include "src/job/job_view.hpp"
 #include "src/render/go/time.hpp"
@@ -41,6 +41,7 @@ std::string failure_of(const Json& job) {
 [[noreturn]] void fail(kubeapi::Client& c, const Json& job, const std::string& how_long) {
   const std::string name = job["metadata"].value("name", "");
   const std::string ns = job["metadata"].value("namespace", "");
+  const std::string noun = job_noun(job_engine(job), name);
   JobView view;
   view.job = job;
   view.workers = job_pods(c, job);
@@ -53,12 +54,11 @@ std::string failure_of(const Json& job) {
   if (!evictions.empty()) {
     std::string list;
     for (const Eviction& e : evictions) list += (list.empty() ? "" : "; ") + e.pod + " " + e.why;
-    throw Error(ErrorCode::Preempted, "elasticjob \"" + name + "\" failed after " + how_long +
+    throw Error(ErrorCode::Preempted, noun + " failed after " + how_long +
                                           " when its workers were preempted or evicted (" + list +
                                           ")" + what + look);
   }
-  throw Error(ErrorCode::JobFailed,
-              "elasticjob \"" + name + "\" failed after " + how_long + what + look);
+  throw Error(ErrorCode::JobFailed, noun + " failed after " + how_long + what + look);
 }
 
 }  // namespace
@@ -90,43 +90,42 @@ std::chrono::milliseconds report_interval() {
 
 namespace {
 
-/// Why nothing acts on a job that has neither status nor pods: the operator's Deployment
-/// (pytorch/elastic's manifests install elastic-job/elastic-job-k8s-controller) is missing or
-/// has no ready replica.
-std::string operator_hint(kubeapi::Client& c) {
-  const std::string where = "elastic-job/elastic-job-k8s-controller";
+/// Why nothing acts on a job that has neither status nor pods: the engine's operator
+/// Deployment (ElasticJob: elastic-job/elastic-job-k8s-controller, as pytorch/elastic's
+/// manifests install it; PyTorchJob: kubeflow/training-operator; TrainJob:
+/// kubeflow-system/kubeflow-trainer-controller-manager) is missing or has no ready replica.
+std::string operator_hint(kubeapi::Client& c, const Engine& e) {
+  const std::string where = std::string(e.controller_namespace) + "/" + e.controller;
+  const std::string who = std::string("the ") + e.kind + " operator";
   try {
     const auto deployment =
-        c.try_get(c.resource("apps/v1", "Deployment"), "elastic-job", "elastic-job-k8s-controller");
+        c.try_get(c.resource("apps/v1", "Deployment"), e.controller_namespace, e.controller);
     if (!deployment)
-      return "the ElasticJob operator is not installed (no Deployment " + where +
-             "; `ejob install-crds` installs only the CRD)";
+      return who + " is not installed (no Deployment " + where + "; " + e.install + ")";
     const long ready = json_at(*deployment, {"status", "readyReplicas"}).is_number_integer()
                            ? json_at(*deployment, {"status", "readyReplicas"}).get<long>()
                            : 0;
     if (ready == 0)
-      return "the ElasticJob operator's Deployment " + where +
-             " has no ready replica (`kubectl logs -n elastic-job "
-             "deploy/elastic-job-k8s-controller`)";
-    return "the ElasticJob operator (" + where +
-           ") is running but has not acted on it; see its logs";
+      return who + "'s Deployment " + where + " has no ready replica (`kubectl logs -n " +
+             e.controller_namespace + " deploy/" + e.controller + "`)";
+    return who + " (" + where + ") is running but has not acted on it; see its logs";
   } catch (const Error&) {
-    return "is the ElasticJob operator installed and running?";
+    return "is " + who + " installed and running?";
   }
 }
 
 /// What --wait still waits for, said every report interval.
 std::string progress_note(kubeapi::Client& c, const Json& job, const std::string& elapsed) {
-  const std::string name = json_text(json_at(job, {"metadata", "name"}));
+  const Engine& engine = job_engine(job);
+  const std::string noun = job_noun(engine, json_text(json_at(job, {"metadata", "name"})));
   const std::vector<Json> pods = job_pods(c, job);
   if (!json_at(job, {"status"}).is_object() && pods.empty())
-    return "elasticjob \"" + name + "\" has no status and no pods after " + elapsed +
-           ": nothing acts on it; " + operator_hint(c);
+    return noun + " has no status and no pods after " + elapsed + ": nothing acts on it; " +
+           operator_hint(c, engine);
   long running = 0;
   for (const Json& p : pods) running += json_text(json_at(p, {"status", "phase"})) == "Running";
-  return "still waiting for elasticjob \"" + name + "\" to end after " + elapsed + " (" +
-         job_status(job) + "; " + std::to_string(running) + " of " + std::to_string(pods.size()) +
-         " workers running)";
+  return "still waiting for " + noun + " to end after " + elapsed + " (" + job_status(job) + "; " +
+         std::to_string(running) + " of " + std::to_string(pods.size()) + " workers running)";
 }
 
 /// The watch's side of a wait, shared with the thread that reports and ends it on time.
@@ -173,8 +172,9 @@ JobEnd watch_until_end(kubeapi::Client& c, const Json& job, WaitState& w,
                        const std::function<void(const std::string&)>& note) {
   const std::string name = job["metadata"].value("name", "");
   const std::string uid = job["metadata"].value("uid", "");
+  const Engine& engine = job_engine(job);
   JobEnd end{job_status(job)};
-  note("elasticjob \"" + name + "\" is " + end.status);
+  note(job_noun(engine, name) + " is " + end.status);
   if (end.status == "Succeeded" || end.status == "Failed") return end;
   kubeapi::WatchOptions opts;
   opts.field_selector = "metadata.name=" + name;
@@ -184,14 +184,14 @@ JobEnd watch_until_end(kubeapi::Client& c, const Json& job, WaitState& w,
   opts.resource_version = job["metadata"].value("resourceVersion", "");
   opts.cancel = &w.over;
   const std::string ns = job["metadata"].value("namespace", "");
-  c.watch(job::cluster::job_resource(c), ns, opts, [&](const kubeapi::WatchEvent& ev) {
+  c.watch(engine_resource(engine), ns, opts, [&](const kubeapi::WatchEvent& ev) {
     if (ev.object.value("metadata", Json::object()).value("uid", "") != uid) return true;
     if (ev.type == "DELETED") {
       end.deleted = true;
       return false;
     }
     const std::string now = job_status(ev.object);
-    if (now != end.status) note("elasticjob \"" + name + "\" is " + now);
+    if (now != end.status) note(job_noun(engine, name) + " is " + now);
     end.status = now;
     std::lock_guard lock(w.mutex);
     w.latest = ev.object;
@@ -208,6 +208,7 @@ void wait_for_job(kubeapi::Client& c, const Json& job,
   const auto start = std::chrono::steady_clock::now();
   const std::string name = job["metadata"].value("name", "");
   const std::string ns = job["metadata"].value("namespace", "");
+  const std::string noun = job_noun(job_engine(job), name);
   WaitState w;
   w.latest = job;
   std::thread reporter([&] { report_until_over(c, w, start, timeout, note); });
@@ -227,16 +228,14 @@ void wait_for_job(kubeapi::Client& c, const Json& job,
   const JobEnd end = watch_until_end(c, job, w, note);
   const std::string how_long = took(std::chrono::steady_clock::now() - start);
   if (end.deleted)
-    throw Error(ErrorCode::NotFound,
-                "elasticjob \"" + name + "\" was deleted while waiting for it to end");
+    throw Error(ErrorCode::NotFound, noun + " was deleted while waiting for it to end");
   if (end.status == "Succeeded") return;
   if (end.status == "Failed") fail(c, w.latest, how_long);
   // The deadline the user set, not the time measured: a loaded machine overshoots it a little.
-  throw Error(ErrorCode::Timeout, "elasticjob \"" + name + "\" had not ended after " +
-                                      (timeout ? took(*timeout) : how_long) + " (status " +
-                                      (end.status.empty() ? "unknown" : end.status) +
-                                      "); it is still there: `ejob delete " + name + " -n " + ns +
-                                      "` removes it");
+  throw Error(ErrorCode::Timeout,
+              noun + " had not ended after " + (timeout ? took(*timeout) : how_long) + " (status " +
+                  (end.status.empty() ? "unknown" : end.status) +
+                  "); it is still there: `ejob delete " + name + " -n " + ns + "` removes it");
 }
 
 }  // namespace ejob::job

@@ -32,6 +32,8 @@ KubeSession open_session(const KubeFlags& flags, const std::string& name_space,
   if (flags.debug) options.debug = notes.debug;
   const auto terminal = isatty(0) ? kubeapi::Terminal::Yes : kubeapi::Terminal::No;
   KubeSession s;
+  s.context = cfg.context;
+  s.server = cfg.server;
   s.transport = std::make_unique<kubeapi::Transport>(std::move(cfg), std::move(options), terminal);
   s.client = std::make_unique<kubeapi::Client>(*s.transport);
   return s;

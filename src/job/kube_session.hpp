@@ -39,6 +39,8 @@ inline bool is_local_context(const KubeFlags& flags) { return flags.context == "
 struct KubeSession {
   std::unique_ptr<kubeapi::Transport> transport;
   std::unique_ptr<kubeapi::Client> client;
+  std::string context;  ///< the kubeconfig context's name ("in-cluster" inside a pod)
+  std::string server;   ///< the API server's https://host:port
 };
 
 /// Where a session's notes go: a retry about to be made, and with --debug one line per

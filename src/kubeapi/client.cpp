@@ -229,6 +229,13 @@ Json Client::apply(const Json& object, Force force, DryRun dry_run, const std::s
   }
 }
 
+Json Client::merge_patch(const ResourceInfo& res, const std::string& ns, const std::string& name,
+                         const Json& patch, DryRun dry_run) {
+  std::string target = path(res, ns, name);
+  if (dry_run == DryRun::All) target += "?dryRun=All";
+  return call({Method::Patch, target, patch.dump(), "application/merge-patch+json"});
+}
+
 std::optional<Json> Client::remove(const ResourceInfo& res, const std::string& ns,
                                    const std::string& name, Propagation propagation, DryRun dry_run,
                                    const std::string& uid) {

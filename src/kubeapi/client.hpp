@@ -106,6 +106,9 @@ class Client {
   /// is ejob::Error(Conflict) naming the conflicting managers and fields, with a hint.
   Json apply(const Json& object, Force force = Force::No, DryRun dry_run = DryRun::None,
              const std::string& manager = "ejob");
+  /// PATCH with a JSON merge patch (RFC 7386), as `kubectl patch --type merge` sends it.
+  Json merge_patch(const ResourceInfo& res, const std::string& ns, const std::string& name,
+                   const Json& patch, DryRun dry_run = DryRun::None);
   /// DELETE; nullopt when the object did not exist, else what the server answered: the
   /// object (with a deletionTimestamp while finalizers hold it) or a Status. `uid` non-empty
   /// = precondition.
