@@ -152,10 +152,11 @@ void ClusterBackend::wait_removed(const std::string& name,
   wait_gone(m_client, engine, m_ns, name, timeout);
 }
 
-void ClusterBackend::scale(const std::string& name, int nodes) {
+const Engine& ClusterBackend::scale_job(const std::string& name, int nodes) {
   const Json job = get_job(m_client, m_ns, name);
   const Engine& engine = job_engine(job);
   m_client.merge_patch(engine_resource(engine), m_ns, name, scale_patch(engine, job, nodes));
+  return engine;
 }
 
 void ClusterBackend::evict(const std::string& name, int index, int) {

@@ -29,7 +29,9 @@ class ClusterBackend : public Backend {
   /// A PyTorchJob's Worker replicas within its elasticPolicy's min..max (a merge patch, as
   /// `kubectl scale`); ElasticJob's controller scales itself and a TrainJob's size is static:
   /// ejob::Error(Usage) saying so.
-  void scale(const std::string& name, int nodes) override;
+  void scale(const std::string& name, int nodes) override { scale_job(name, nodes); }
+  /// scale(), returning the engine of the job it scaled (for the command's message).
+  const Engine& scale_job(const std::string& name, int nodes);
   /// The Eviction API on the job's worker pod of replica index I (disruption budgets apply;
   /// the grace period is the pod's own).
   void evict(const std::string& name, int index, int grace_s) override;
