@@ -36,6 +36,7 @@ void register_local_supervisor(CLI::App& app);
 void register_docs(CLI::App& app);
 void register_completion(CLI::App& app);
 void register_doctor(CLI::App& app);
+void register_config(CLI::App& app);
 
 /// Every subcommand, in the order `ejob --help` lists them.
 // One row per command, so the table reads as one.
@@ -54,6 +55,7 @@ inline constexpr CommandRow k_commands[] = {
     {"evict", register_evict},
     {"install-crds", register_install_crds},
     {"doctor", register_doctor},
+    {"config", register_config},
     {"port-forward", register_port_forward},
     {"completion", register_completion},
     {"local-supervisor", register_local_supervisor},

@@ -37,6 +37,7 @@ void add_job_flags(CLI::App& app, JobFlags& flags) {
 }
 
 void add_job_arguments(CLI::App& app, JobRequest& request) {
+  request.team_config = true;  // the user's commands take the team's defaults
   app.add_option("jobfile", request.job_file,
                  "Job file: YAML whose keys are the chart's values (docs/job-file.md)");
   add_job_flags(app, request.flags);

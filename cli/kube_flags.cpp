@@ -5,6 +5,7 @@
 namespace ejob::cli {
 
 void add_kube_flags(CLI::App& app, KubeFlags& flags, NamespaceFlag ns) {
+  flags.team_config = true;  // the team config's namespace is the default
   app.add_option("--kubeconfig", flags.kubeconfig,
                  "Kubeconfig file (default: KUBECONFIG, ~/.kube/config)");
   app.add_option("--context", flags.context, "Kubeconfig context (default: current-context)");

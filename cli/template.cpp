@@ -173,6 +173,7 @@ render::helm::RenderOptions to_options(const TemplateFlags& flags,
                      flags.exact_name, flags.chart,  flags.ns};
   request.flags.command = take_trailing_args();
   request.reproducible_name = true;
+  request.team_config = true;  // what `ejob submit` of the same job would render
   render::helm::RenderOptions o = job_render_options(resolve_job(request, read));
   o.kube_version = flags.kube_version;
   o.show_only = flags.show_only;

@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <functional>
 #include <map>
 #include <memory>
 #include <nlohmann/json.hpp>
@@ -9,6 +10,7 @@
 #include "src/job/job_flags.hpp"
 #include "src/job/job_schema.hpp"
 #include "src/job/job_values.hpp"
+#include "src/job/team_config.hpp"
 #include "src/job/value_locator.hpp"
 #include "src/render/go/json.hpp"
 #include "src/render/helm/chart_metadata.hpp"
@@ -160,6 +162,37 @@ bool is_job_request(const JobRequest& request) {
   return request.chart_dir.empty() || request.job_file || any_flag;
 }
 
+namespace {
+
+/// The team's values under the job's own (each key the chart has and no source set).
+void fill_team_values(const TeamConfig& team, const Map& chart_values, Map& values) {
+  std::function<void(const Map&, Map&)> fill = [&](const Map& from, Map& into) {
+    for (const auto& [key, v] : from) {
+      auto it = into.find(key);
+      if (it == into.end())
+        into.emplace(key, v);
+      else if (v.is_map() && it->second.is_map())
+        fill(v.as_map(), it->second.mutable_map());
+    }
+  };
+  Map known;
+  for (const auto& [key, v] : team_values(team))
+    if (chart_values.count(key)) known.emplace(key, v);
+  fill(known, values);
+}
+
+/// The job flags with the team's storage account in front of a `--blob CONTAINER[:PATH]`.
+JobFlags with_team_account(const TeamConfig& team, JobFlags flags) {
+  const std::string account = team_setting(team, "storageAccount");
+  if (account.empty()) return flags;
+  for (std::string& blob : flags.blobs)
+    if (blob.find('/') == std::string::npos || blob.find('/') > blob.find(':'))
+      blob = account + "/" + blob;
+  return flags;
+}
+
+}  // namespace
+
 Job resolve_job(const JobRequest& request, const render::helm::ReadFile& read_uncached,
                 const DefaultChart& default_chart) {
   render::helm::ReadFile read = caching(read_uncached);
@@ -171,7 +204,11 @@ Job resolve_job(const JobRequest& request, const render::helm::ReadFile& read_un
   ValueLocator locator(sources, read);
   if (job_mode) check_sources(sources, *job.chart, locator, read, request.job_file);
   job.values = render::helm::merge_user_values(sources, read);
-  apply_job_flags(request.flags, job.values);
+  const TeamConfig* team = job_mode && request.team_config ? &team_config() : nullptr;
+  if (team) fill_team_values(*team, job.chart->values.as_map(), job.values);
+  apply_job_flags(team ? with_team_account(*team, request.flags) : request.flags, job.values);
+  if (team && job.values.count("image") && job.values["image"].is_string())
+    job.values["image"] = Value::string(with_registry(*team, job.values["image"].as_string()));
   if (request.local && job.chart->values.as_map().count("backend"))
     job.values["backend"] = Value::string("local");
   if (job_mode) {
@@ -187,9 +224,11 @@ Job resolve_job(const JobRequest& request, const render::helm::ReadFile& read_un
     name.seed =
         fnv1a64(model + '\n' + render::go::json::marshal(render::go::Value::map(job.values)));
   job.name = choose_job_name(name, job.values, job.chart->values.as_map());
-  job.name_space = !request.name_space.empty() ? request.name_space
-                   : request.chart_dir.empty() ? std::string(k_job_namespace)
-                                               : std::string("default");
+  const std::string team_ns = team ? team_setting(*team, "namespace") : "";
+  job.name_space = !request.name_space.empty()  ? request.name_space
+                   : !request.chart_dir.empty() ? std::string("default")
+                   : !team_ns.empty()           ? team_ns
+                                                : std::string(k_job_namespace);
   return job;
 }
 

@@ -2,8 +2,8 @@
 /// One job, from the command line to the values the chart renders — the single path both
 /// `ejob template` and `ejob submit` take (and `ejob values` prints):
 ///
-///   chart defaults < JOBFILE < -f files (left to right) < --set* (Helm's order by kind)
-///                  < the job flags (--image, --gpus, --workers, ...)
+///   chart defaults < team config < JOBFILE < -f files (left to right) < --set* (Helm's order
+///                  by kind) < the job flags (--image, --gpus, --workers, ...)
 ///
 /// then spot presets expanded (`spot.provider`), unknown keys refused per source with a
 /// did-you-mean, and the job name chosen (unique suffix unless --exact-name) within its
@@ -38,6 +38,9 @@ struct JobRequest {
   /// The job runs on this machine (`submit --local`, `--context local`): `backend: local` is
   /// written over the values (where the chart has that key), and no worker image is needed.
   bool local = false;
+  /// The team config (team_config.hpp) applies: its values under the job's, its namespace,
+  /// registry and storage account. cli/ turns it on; tests of this layer leave it off.
+  bool team_config = false;
   /// The name's suffix follows from the inputs (`template`: same inputs, same bytes, as `helm
   /// template`); a submit draws a fresh one.
   bool reproducible_name = false;

@@ -4,6 +4,7 @@
 
 #include "src/job/job_request.hpp"
 #include "src/job/job_wait.hpp"
+#include "src/job/team_config.hpp"
 
 namespace ejob::job {
 
@@ -13,7 +14,9 @@ std::chrono::milliseconds request_timeout_of(const KubeFlags& flags) {
 }
 
 std::string job_namespace(const KubeFlags& flags) {
-  return flags.name_space.empty() ? std::string(k_job_namespace) : flags.name_space;
+  if (!flags.name_space.empty()) return flags.name_space;
+  const std::string team = flags.team_config ? team_setting(team_config(), "namespace") : "";
+  return team.empty() ? std::string(k_job_namespace) : team;
 }
 
 bool has_cluster(const KubeFlags& flags) {

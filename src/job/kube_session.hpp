@@ -20,6 +20,8 @@ struct KubeFlags {
   /// As kubectl's: seconds ("30") or a Go duration ("1m30s"); 0 = no limit.
   std::string request_timeout = "60";
   bool debug = false;
+  /// The team config's namespace is the default (team_config.hpp); cli/ turns it on.
+  bool team_config = false;
 };
 
 /// --request-timeout as the transport takes it (0: no limit); ejob::Error(Usage) when it is
@@ -29,7 +31,8 @@ std::chrono::milliseconds request_timeout_of(const KubeFlags& flags);
 /// True when the flags or the environment name a cluster (a kubeconfig, in-cluster).
 bool has_cluster(const KubeFlags& flags);
 
-/// The namespace of the job commands: -n, else the jobs' default namespace (elastic-job).
+/// The namespace of the job commands: -n, else the team config's (when flags.team_config),
+/// else the jobs' default namespace (elastic-job).
 std::string job_namespace(const KubeFlags& flags);
 
 /// True when the flags choose this machine instead of a cluster: `--context local`.

@@ -41,7 +41,11 @@ def write(path, text):
 
 
 def run(argv, cwd):
-    p = subprocess.run(argv, cwd=cwd, capture_output=True, text=True, timeout=120)
+    # A team config of whoever runs the tests is not part of any case; a case that tests one
+    # holds it as team-config.yaml.
+    team = os.path.exists(os.path.join(cwd, "team-config.yaml"))
+    env = dict(os.environ, EJOB_CONFIG="team-config.yaml" if team else os.devnull)
+    p = subprocess.run(argv, cwd=cwd, capture_output=True, text=True, timeout=120, env=env)
     return p.returncode, p.stdout, p.stderr
 
 
@@ -80,6 +84,14 @@ def job_name_in(manifests):
     return None
 
 
+def team_namespace(case):
+    """The namespace the case's team-config.yaml sets (what `ejob values` does not show)."""
+    for line in read(os.path.join(case, "team-config.yaml")).splitlines():
+        if line.startswith("namespace:"):
+            return line.split(":", 1)[1].strip()
+    return None
+
+
 def reference_check(opts, case, args, stdout):
     """Renders with ejob-reference from `ejob values`; returns an error text or None."""
     head = args[: args.index("--")] if "--" in args else args
@@ -88,7 +100,7 @@ def reference_check(opts, case, args, stdout):
         return f"ejob values failed ({code}): {err}"
     chart = flag_value(head, ["--chart"], os.path.join(opts.charts, "elasticjob"))
     own_chart = any(a == "--chart" or a.startswith("--chart=") for a in head)
-    default_ns = "default" if own_chart else "elastic-job"
+    default_ns = "default" if own_chart else team_namespace(case) or "elastic-job"
     namespace = flag_value(head, ["-n", "--namespace"], default_ns)
     name = flag_value(head, ["--name"], None)
     if "--exact-name" not in head:
