@@ -12,6 +12,7 @@
 #include "src/job/job_table.hpp"
 #include "src/job/jobs.hpp"
 #include "src/job/manifest_objects.hpp"
+#include "src/job/sweep.hpp"
 #include "src/util/error.hpp"
 
 namespace ejob::cli {
@@ -26,6 +27,7 @@ struct ListFlags {
   bool all_namespaces = false;
   std::string output;
   bool managed_fields = false;
+  std::string sweep;  ///< --sweep ID: only that sweep's jobs
 };
 
 /// The cluster's jobs, unless the flags say `--context local` or no cluster is configured;
@@ -43,7 +45,8 @@ void run_list(const ListFlags& f) {
     throw Error(ErrorCode::Usage, "-A/--all-namespaces and -n/--namespace exclude each other");
   const Output out = parse_output(f.output, {"wide", "name", "json", "yaml"});
   const std::string ns = f.all_namespaces ? "" : job_namespace(f.kube);
-  std::vector<Json> jobs = jobs_of(f, ns);
+  std::vector<Json> jobs =
+      f.sweep.empty() ? jobs_of(f, ns) : job::sweep_jobs(jobs_of(f, ns), f.sweep);
   if (out == Output::Json || out == Output::Yaml) {
     std::cout << format_objects(std::move(jobs), out, f.managed_fields, Grouping::AlwaysList);
     return;
@@ -73,6 +76,7 @@ void register_list(CLI::App& app) {
   CLI::App* cmd = app.add_subcommand("list", "List ejob's jobs: the cluster's and this machine's");
   add_kube_flags(*cmd, flags->kube);
   cmd->add_flag("-A,--all-namespaces", flags->all_namespaces, "Jobs of every namespace");
+  cmd->add_option("--sweep", flags->sweep, "Only the jobs of sweep ID (submit --sweep prints it)");
   cmd->add_option("-o,--output", flags->output, "wide, name, json or yaml")
       ->type_name("wide|name|json|yaml");
   add_managed_fields_flag(*cmd, flags->managed_fields);

@@ -21,10 +21,12 @@
 #include "src/job/cluster_backend.hpp"
 #include "src/job/cluster_submit.hpp"
 #include "src/job/engine_choice.hpp"
+#include "src/job/job_table.hpp"
 #include "src/job/job_wait.hpp"
 #include "src/job/jobs.hpp"
 #include "src/job/manifest_objects.hpp"
 #include "src/job/render_io.hpp"
+#include "src/job/sweep.hpp"
 #include "src/util/error.hpp"
 
 namespace ejob::cli {
@@ -44,8 +46,9 @@ struct SubmitFlags {
   std::string timeout = "0";
   bool create_namespace = false;
   bool managed_fields = false;
-  bool local = false;   ///< --local (also --context local)
-  bool follow = false;  ///< --follow: --wait, printing the workers' logs
+  bool local = false;               ///< --local (also --context local)
+  bool follow = false;              ///< --follow: --wait, printing the workers' logs
+  std::vector<std::string> sweeps;  ///< --sweep KEY=V1,V2 (repeatable)
 };
 
 /// The checked options (no I/O).
@@ -159,12 +162,16 @@ void submit_with(job::Backend& backend, const job::RenderObjects& render, const 
   std::cerr << "ejob: " << job_noun(engine, r.name) << " succeeded\n";
 }
 
+void run_sweep(const SubmitFlags& f, const JobRequest& base, const SubmitPlan& plan,
+               const render::helm::RenderIo& io, job::Backend& backend);
+
 void run_local(const SubmitFlags& f, const JobRequest& request, const SubmitPlan& plan,
                const render::helm::RenderIo& io) {
   if (f.create_namespace || !f.request.name_space.empty())
     std::cerr
         << "ejob: note: a local job has no namespace; -n and --create-namespace are left out\n";
   job::LocalBackend backend = local_backend();
+  if (!f.sweeps.empty()) return run_sweep(f, request, plan, io, backend);
   submit_with(
       backend, [&] { return render_job_objects(resolve_job(request, io.read), io); }, f, plan, "",
       engine(EngineId::ElasticJob));
@@ -188,6 +195,10 @@ void run_cluster(const SubmitFlags& f, JobRequest request, const SubmitPlan& pla
   if (!choice.note.empty()) std::cerr << "ejob: note: " << choice.note << '\n';
   if (choice.engine && wanted_engine(*first) != choice.engine->name)
     first = resolve_job(request, io.read);  // with the engine chosen for `auto`
+  if (!f.sweeps.empty()) {
+    job::ClusterBackend backend(*session.client, first->name_space);
+    return run_sweep(f, request, plan, io, backend);
+  }
   std::vector<job::Json> first_objects = render_job_objects(*first, io);
   job::RenderObjects render = [&] {
     // The first rendering is reused; a taken name makes resolve_job draw a new suffix.
@@ -204,6 +215,48 @@ void run_cluster(const SubmitFlags& f, JobRequest request, const SubmitPlan& pla
   }
 }
 
+/// The sweep's jobs as a table: NAME VALUES STATUS (created, or why not; after --wait, how
+/// each ended).
+void print_sweep(const std::string& id, const std::vector<SweepJob>& jobs) {
+  std::vector<Row> rows = {{"NAME", "VALUES", "STATUS"}};
+  for (const SweepJob& j : jobs)
+    rows.push_back({j.name.empty() ? "-" : j.name, point_text(j.point),
+                    j.name.empty()     ? "not created"
+                    : j.result.empty() ? "submitted"
+                                       : j.result});
+  std::cout << "sweep " << id << " (" << jobs.size() << " jobs; ejob list --sweep " << id << ")\n"
+            << format_table(rows);
+  std::cout.flush();
+}
+
+/// --sweep: the cross product of the values, one job each, on `backend`.
+void run_sweep(const SubmitFlags& f, const JobRequest& base, const SubmitPlan& plan,
+               const render::helm::RenderIo& io, job::Backend& backend) {
+  std::vector<SweepAxis> axes;
+  for (const std::string& s : f.sweeps) axes.push_back(parse_sweep(s));
+  const std::vector<SweepPoint> points = sweep_points(axes);
+  const Job first = resolve_job(base, io.read);  // bad values stop the sweep before any job
+  const std::string id = new_sweep_id();
+  std::vector<JobRequest> requests;
+  for (const SweepPoint& p : points) {
+    requests.push_back(point_request(base, first.chart->values.as_map(), p, id));
+    render_job_objects(resolve_job(requests.back(), io.read), io);  // bad input: no job at all
+  }
+  auto render = [&io](const JobRequest& r) -> job::RenderObjects {
+    return [&io, r] { return render_job_objects(resolve_job(r, io.read), io); };
+  };
+  std::vector<SweepJob> jobs =
+      submit_sweep(backend, requests, points, render, submit_options(f, plan),
+                   backend.where() == job::Where::Cluster);
+  print_sweep(id, jobs);
+  if (plan.wait &&
+      std::none_of(jobs.begin(), jobs.end(), [](const SweepJob& j) { return j.name.empty(); })) {
+    wait_sweep(backend, jobs, plan.timeout);
+    print_sweep(id, jobs);
+  }
+  if (auto failed = sweep_outcome(id, jobs)) std::rethrow_exception(failed);
+}
+
 void run_submit(SubmitFlags& f) {
   JobRequest request = f.request;
   request.flags.command = take_trailing_args();
@@ -211,6 +264,11 @@ void run_submit(SubmitFlags& f) {
   SubmitPlan plan = validate(f);
   if (f.follow && plan.dry_run != DryRunMode::None)
     throw Error(ErrorCode::Usage, "--follow cannot follow a --dry-run");
+  if (!f.sweeps.empty() && (f.follow || plan.dry_run != DryRunMode::None ||
+                            plan.output != Output::Text || f.request.exact_name))
+    throw Error(ErrorCode::Usage,
+                "--sweep submits many jobs: not with --follow, --dry-run, -o or --exact-name "
+                "(each job draws its own name; --wait waits for all)");
   const render::helm::RenderIo io = render_io();
   if (plan.dry_run == DryRunMode::Client) {
     print_client_dry_run(resolve_job(request, io.read), io, plan.output);
@@ -248,6 +306,9 @@ void register_submit(CLI::App& app) {
                 "(also --context local)");
   cmd->add_flag("--follow", flags->follow,
                 "Wait for the job's end (as --wait), printing the workers' logs as they come");
+  cmd->add_option("--sweep", flags->sweeps,
+                  "Submit one job per value: KEY=V1,V2,... (repeat for a cross product); a chart "
+                  "key is set, any other KEY is passed to the script as --KEY=VALUE");
   cmd->add_option("--timeout", flags->timeout,
                   "How long --wait waits: seconds or a duration such as 2h (0: no limit)");
   cmd->callback([flags] { run_submit(*flags); });

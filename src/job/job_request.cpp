@@ -191,6 +191,18 @@ JobFlags with_team_account(const TeamConfig& team, JobFlags flags) {
   return flags;
 }
 
+/// `args` after the job's script arguments (the chart's `scriptArgs`, when it has that key).
+void append_script_args(const std::vector<std::string>& args, const Map& chart_values,
+                        Map& values) {
+  if (args.empty() || !chart_values.count("scriptArgs")) return;
+  render::go::List list;
+  Value current = get_path(values, {"scriptArgs"});
+  if (current.is_nil()) current = get_path(chart_values, {"scriptArgs"});
+  if (current.is_list()) list = current.as_list();
+  for (const std::string& a : args) list.push_back(Value::string(a));
+  set_path(values, {"scriptArgs"}, Value::list(std::move(list)));
+}
+
 }  // namespace
 
 Job resolve_job(const JobRequest& request, const render::helm::ReadFile& read_uncached,
@@ -207,6 +219,7 @@ Job resolve_job(const JobRequest& request, const render::helm::ReadFile& read_un
   const TeamConfig* team = job_mode && request.team_config ? &team_config() : nullptr;
   if (team) fill_team_values(*team, job.chart->values.as_map(), job.values);
   apply_job_flags(team ? with_team_account(*team, request.flags) : request.flags, job.values);
+  append_script_args(request.extra_script_args, job.chart->values.as_map(), job.values);
   if (team && job.values.count("image") && job.values["image"].is_string())
     job.values["image"] = Value::string(with_registry(*team, job.values["image"].as_string()));
   if (request.local && job.chart->values.as_map().count("backend"))

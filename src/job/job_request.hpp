@@ -38,6 +38,8 @@ struct JobRequest {
   /// The job runs on this machine (`submit --local`, `--context local`): `backend: local` is
   /// written over the values (where the chart has that key), and no worker image is needed.
   bool local = false;
+  /// Arguments after the script's own (a sweep's hyperparameters, `--lr=0.1`).
+  std::vector<std::string> extra_script_args;
   /// The team config (team_config.hpp) applies: its values under the job's, its namespace,
   /// registry and storage account. cli/ turns it on; tests of this layer leave it off.
   bool team_config = false;
