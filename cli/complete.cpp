@@ -78,6 +78,17 @@ Completion positional_values(const CLI::App& command, const DynamicValues& value
 Completion complete_in(const CLI::App& command, const std::vector<std::string>& before,
                        const std::string& current, const DynamicValues& values) {
   if (std::find(before.begin(), before.end(), "--") != before.end()) return {{}, true};
+  // A command of commands (`config view`): its subcommand first, then within that one.
+  if (!command.get_subcommands({}).empty()) {
+    if (before.size() == 1) {
+      std::vector<std::string> names;
+      for (const CLI::App* sub : command.get_subcommands({})) names.push_back(sub->get_name());
+      return {names, false};
+    }
+    if (const CLI::App* sub = find_command(command, before[1]))
+      return complete_in(*sub, {before.begin() + 1, before.end()}, current, values);
+    return {};
+  }
   if (before.size() > 1) {
     const CLI::Option* flag = find_flag(command, before.back());
     if (flag != nullptr && flag->get_type_size() > 0 && current.rfind('-', 0) != 0)

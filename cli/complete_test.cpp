@@ -59,5 +59,17 @@ TEST_CASE("complete: job names where a command takes one, file names elsewhere")
   CHECK(completion_lines(f.at({"logs", "-o", "j"})) == "json\n");
 }
 
+TEST_CASE("complete: a command of commands completes its subcommands, then within one") {
+  Fixture f;
+  CLI::App* config = f.app.add_subcommand("config", "Config");
+  config->add_subcommand("view", "View")
+      ->add_option("-o,--output", f.output)
+      ->type_name("json|yaml");
+  CHECK(f.at({"config", ""}).candidates == Words{"view"});
+  CHECK(f.at({"config", "v"}).candidates == Words{"view"});
+  CHECK(f.at({"config", "view", "--o"}).candidates == Words{"--output"});
+  CHECK(f.at({"config", "nope", ""}).candidates.empty());
+}
+
 }  // namespace
 }  // namespace ejob::cli
