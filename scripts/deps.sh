@@ -84,6 +84,8 @@ if [ "$mode" = test ]; then
   need zsh has_cmd zsh
   need fish has_cmd fish
   need python3-yaml sys_python_has yaml
+  need dpkg-dev has_cmd dpkg-shlibdeps  # the .deb packages' Depends (tests/packages)
+  need lintian has_cmd lintian          # and their lint, each tag left explained
   need python3-etcd sys_python_has etcd
   need kubernetes-client kubectl_ok
   need openssl has_cmd openssl

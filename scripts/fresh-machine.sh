@@ -7,6 +7,9 @@
 #   vendor-kubectl   the bare root with a non-Debian package named `kubectl` that owns
 #                    /usr/bin/kubectl installed first (Debian 13's kubectl 1.32, repackaged with
 #                    dpkg-deb --build), as CI images often have
+#   packages         the bare root, into which the .deb packages of this machine's build
+#                    ($EJOB_PACKAGE_BUILD, default build/ci) are installed with apt, used and
+#                    removed again (tests/packages/check_packages.py --install-root)
 #
 #   sudo scripts/fresh-machine.sh [bare|vendor-kubectl|both] [--keep]
 # Each variant's log is $EJOB_FRESH_DIR/VARIANT.log (default /var/tmp/ejob-fresh); its last
@@ -99,8 +102,23 @@ run_variant() {
   return "$rc"
 }
 
+# The .deb packages installed with apt into a fresh root, used, and removed without a trace.
+run_packages() {
+  local root=$work/packages rc=0
+  echo "fresh-machine: packages: debootstrap --variant=minbase bookworm into $root" >&2
+  make_root "$root"
+  python3 tests/packages/check_packages.py "${EJOB_PACKAGE_BUILD:-build/ci}" --install-root "$root" \
+    >"$work/packages.log" 2>&1 || rc=$?
+  echo "fresh-machine: packages: exit $rc" >&2
+  tail -n 4 "$work/packages.log" >&2
+  release_root "$root"
+  [ "$keep" = --keep ] || rm -rf "$root"
+  return "$rc"
+}
+
 mkdir -p "$work"
 case "$which_variants" in
+  packages) run_packages ;;
   bare | vendor-kubectl) run_variant "$which_variants" ;;
   both)
     status=0
@@ -108,5 +126,5 @@ case "$which_variants" in
     run_variant vendor-kubectl || status=1
     exit "$status"
     ;;
-  *) fail "unknown variant $which_variants" "scripts/fresh-machine.sh [bare|vendor-kubectl|both] [--keep]" ;;
+  *) fail "unknown variant $which_variants" "scripts/fresh-machine.sh [bare|vendor-kubectl|both|packages] [--keep]" ;;
 esac
