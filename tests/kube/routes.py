@@ -131,6 +131,42 @@ def openapi_v3(h, gv):
             "paths": paths, "components": {"schemas": {}}}
 
 
+def aggregated_version(accept):
+    """The aggregated discovery version a client asks for first (v2, v2beta1), as a 1.30+
+    kube-apiserver serves /api and /apis in one document; None for plain discovery."""
+    for choice in accept.split(","):
+        params = dict(p.strip().split("=", 1) for p in choice.split(";")[1:] if "=" in p)
+        if params.get("g") == "apidiscovery.k8s.io" and params.get("as") == "APIGroupDiscoveryList" \
+                and params.get("v") in ("v2", "v2beta1"):
+            return params["v"]
+    return None
+
+
+def aggregated_discovery(h, core, version):
+    """/api or /apis as one APIGroupDiscoveryList: every group, version and resource."""
+    groups = {}
+    for r in h.server.store.served():
+        if (r.group == "") == core:
+            groups.setdefault(r.group, {}).setdefault(r.version, []).append(r)
+    verbs = ["create", "delete", "deletecollection", "get", "list", "patch", "update", "watch"]
+    items = []
+    for group, versions in sorted(groups.items()):
+        docs = []
+        for v, resources in sorted(versions.items(), reverse=True):
+            docs.append({"version": v, "freshness": "Current", "resources": [
+                {"resource": r.plural, "singularResource": r.singular or r.kind.lower(),
+                 "scope": "Namespaced" if r.namespaced else "Cluster", "verbs": verbs,
+                 "responseKind": {"group": r.group, "version": r.version, "kind": r.kind},
+                 **({"shortNames": r.short} if r.short else {}),
+                 "subresources": [{"subresource": sub, "verbs": ["get", "patch", "update"],
+                                   "responseKind": {"group": r.group, "version": r.version,
+                                                    "kind": r.kind}} for sub in r.subresources]}
+                for r in sorted(resources, key=lambda r: r.plural)]})
+        items.append({"metadata": {"name": group, "creationTimestamp": None}, "versions": docs})
+    return {"kind": "APIGroupDiscoveryList", "apiVersion": f"apidiscovery.k8s.io/{version}",
+            "metadata": {}, "items": items}
+
+
 def group_doc(group, versions):
     vs = [{"groupVersion": f"{group}/{v}", "version": v} for v in versions]
     return {"name": group, "versions": vs, "preferredVersion": vs[-1]}
@@ -236,6 +272,10 @@ def api(h):
     if len(parts) <= fixed:
         if parts[0] == "api" and len(parts) == 2 and parts[1] != "v1":
             raise ApiError(404, "NotFound", "the server could not find the requested resource")
+        if len(parts) == 1 and (version := aggregated_version(h.headers.get("Accept", ""))):
+            return h.send_json(200, aggregated_discovery(h, parts[0] == "api", version),
+                               content_type="application/json;g=apidiscovery.k8s.io;v=%s;"
+                                            "as=APIGroupDiscoveryList" % version)
         return h.send_json(200, discovery(h, parts))
     group = "" if parts[0] == "api" else parts[1]
     version = parts[fixed - 1]

@@ -164,7 +164,7 @@ class Handler(BaseHTTPRequestHandler):
         self._body = self.rfile.read(n) if n else b""
         return self._body
 
-    def send_json(self, code, obj, headers=None):
+    def send_json(self, code, obj, headers=None, content_type="application/json"):
         data = json.dumps(obj).encode()
         if self.fault == "truncate":
             self.send_response(code)
@@ -175,7 +175,7 @@ class Handler(BaseHTTPRequestHandler):
             self.drop()
             return
         self.send_response(code)
-        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Type", content_type)
         self.send_header("Content-Length", str(len(data)))
         for k, v in (headers or {}).items():
             self.send_header(k, v)
