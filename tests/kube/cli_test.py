@@ -127,11 +127,19 @@ class KubectlTest(Base):
 
 class SubmitTest(Base):
     def test_submit_without_crd_says_install_crds(self):
+        # auto: no engine served — each one named with how to install it.
         p = self.ejob("submit", *JOB, ok=False)
         self.assertEqual(p.returncode, 8)
-        self.assertEqual(p.stderr, "ejob: error: the cluster does not serve ElasticJob (elastic.pytorch.org/v1alpha1): "
-                                   "its CRD is not installed; install it with `ejob install-crds`\n")
+        self.assertTrue(p.stderr.startswith("ejob: error: the cluster serves none of the job kinds"), p.stderr)
+        for said in ("pytorchjob (PyTorchJob", "trainjob (TrainJob", "elasticjob (ElasticJob", "`ejob install-crds`",
+                     "training-operator", "kubeflow/trainer"):
+            self.assertIn(said, p.stderr)
         self.assertEqual(p.stdout, "")
+        # A named engine the cluster does not serve.
+        p = self.ejob("submit", "--engine", "elasticjob", *JOB, ok=False)
+        self.assertEqual(p.returncode, 8)
+        self.assertIn("engine elasticjob: the cluster does not serve ElasticJob (elastic.pytorch.org/v1alpha1)", p.stderr)
+        self.assertEqual(self.server.objects("Pod"), [])
 
     def test_install_crds_is_idempotent(self):
         out = self.ejob("install-crds").stdout
