@@ -295,6 +295,26 @@ Json create_job_namespace(Client& c, const std::string& ns, DryRun dry_run) {
   }
 }
 
+/// A TrainJob's runtime must exist before the TrainJob is sent (Trainer's webhook refuses it
+/// otherwise, as a 403 that reads like missing rights): NotFound naming it and how to list them.
+void check_runtime(Client& c, const Json& job) {
+  if (job_engine(job).id != EngineId::TrainJob) return;
+  const Json& ref = job["spec"].value("runtimeRef", Json::object());
+  const std::string kind = ref.value("kind", "ClusterTrainingRuntime");
+  const std::string name = ref.value("name", "");
+  const bool cluster_wide = kind == "ClusterTrainingRuntime";
+  const ResourceInfo res{"trainer.kubeflow.org", "v1alpha1",
+                         cluster_wide ? "clustertrainingruntimes" : "trainingruntimes", kind,
+                         !cluster_wide};
+  const std::string ns = cluster_wide ? "" : job["metadata"].value("namespace", "");
+  if (c.try_get(res, ns, name)) return;
+  throw Error(ErrorCode::NotFound,
+              "trainjob: the " + kind + " \"" + name + "\" does not exist" +
+                  (cluster_wide ? "" : " in namespace " + ns) + " (`kubectl get " + res.plural +
+                  (cluster_wide ? "" : " -n " + ns) +
+                  "` lists them; trainjob.runtime.name and .kind choose one); nothing was created");
+}
+
 SubmitResult submit_once(Client& c, const RenderObjects& render, const SubmitOptions& o) {
   const std::string submission = random_id();
   SubmitResult result;
@@ -302,6 +322,7 @@ SubmitResult submit_once(Client& c, const RenderObjects& render, const SubmitOpt
   for (int draw = 0;; ++draw) {
     std::vector<Json> objects = render();
     const size_t job_index = prepare(c, objects, submission, o);
+    if (draw == 0) check_runtime(c, objects[job_index]);
     Created created;
     Sent job;
     try {

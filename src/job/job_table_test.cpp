@@ -35,6 +35,11 @@ TEST_CASE("job_status: the first true condition in order of precedence") {
   // A TrainJob (and a JobSet) says Complete where the others say Succeeded.
   CHECK(job_status(with_conditions({{"Created", "True"}, {"Complete", "True"}})) == "Succeeded");
   CHECK(job_status(with_conditions({{"Failed", "True"}, {"Complete", "False"}})) == "Failed");
+  // ... and has no Running condition: its jobs' active count says it runs.
+  CHECK(job_status(Json{{"status", {{"jobsStatus", {{{"name", "node"}, {"active", 1}}}}}}}) ==
+        "Running");
+  CHECK(job_status(Json{{"status", {{"jobsStatus", {{{"name", "node"}, {"active", 0}}}}}}}) ==
+        "Pending");
 }
 
 TEST_CASE("format_age: kubectl's AGE column (duration.HumanDuration)") {

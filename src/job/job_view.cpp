@@ -150,6 +150,12 @@ std::string job_status(const Json& job) {
   }
   for (std::size_t i = 0; i < std::size(k_order); ++i)
     if (seen[i]) return i == 1 || i == 2 ? "Succeeded" : k_order[i];
+  // A TrainJob and its JobSet have no Running condition: their jobs' counts say it.
+  for (const char* key : {"jobsStatus", "replicatedJobsStatus"})
+    if (const Json& jobs = status.value(key, Json::array()); jobs.is_array())
+      for (const Json& j : jobs)
+        if (j.value("active", 0) > 0) return "Running";
+  if (status.value("active", 0) > 0) return "Running";  // a Job
   return "Pending";
 }
 

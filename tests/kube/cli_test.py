@@ -27,6 +27,8 @@ import urllib.request
 import ssl
 
 HERE = os.path.dirname(os.path.abspath(__file__))
+# The real CRDs and runtimes, unchanged, beside the checkout (../shared/crds).
+SHARED_CRDS = os.path.join(HERE, "..", "..", "..", "shared", "crds")
 EJOB = None
 KUBECTL = "kubectl"
 PYTHON = "/usr/bin/python3" if os.path.exists("/usr/bin/python3") else sys.executable
@@ -35,12 +37,14 @@ PYTHON = "/usr/bin/python3" if os.path.exists("/usr/bin/python3") else sys.execu
 class Server:
     """server.py in a temporary directory; `ctl` drives its /_test endpoints."""
 
-    def __init__(self, namespaces=("elastic-job",)):
+    def __init__(self, namespaces=("elastic-job",), crds=()):
         """`namespaces`: made by the cluster's admin beforehand (a fresh cluster has only
-        default, kube-system, kube-public and kube-node-lease)."""
+        default, kube-system, kube-public and kube-node-lease). `crds`: files of SHARED_CRDS
+        (../shared/crds) installed from the start."""
         self.dir = tempfile.mkdtemp(prefix="ejob-kube-cli-")
+        crd_args = [a for f in crds for a in ("--crd", os.path.join(SHARED_CRDS, f))]
         self.proc = subprocess.Popen([PYTHON, os.path.join(HERE, "server.py"), "--dir", self.dir,
-                                      "--namespaces=" + ",".join(namespaces)],
+                                      "--namespaces=" + ",".join(namespaces), *crd_args],
                                      stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
         self.port = json.loads(self.proc.stdout.readline())["port"]
         self.kubeconfig = os.path.join(self.dir, "kubeconfig")

@@ -13,9 +13,11 @@ import copy
 import queue
 import threading
 
+from kubeflow import Kubeflow
 from store import ApiError, now_rfc3339
 
 GROUP = "elastic.pytorch.org"
+KINDS = {"ElasticJob": "elasticjob", "PyTorchJob": "pytorchjob", "TrainJob": "trainjob"}
 MANAGER = "elastic-job-k8s-controller"
 
 
@@ -26,6 +28,7 @@ class Controller:
         self.queue = queue.Queue()
         self.idle = threading.Condition()
         self.busy = 0
+        self.kubeflow = Kubeflow(store, self.record_event)
         store.hooks.append(self.on_change)
 
     def start(self):
@@ -38,12 +41,28 @@ class Controller:
                 self.enqueue(("crd", obj["metadata"]["name"]), self.store.crd_establish_delay)
         elif not self.config.get("operator", True):
             return  # a cluster without the ElasticJob operator: jobs get no pods and no status
-        elif res.group == GROUP and res.kind == "ElasticJob" and etype != "DELETED":
-            self.enqueue(("job", obj["metadata"]["namespace"], obj["metadata"]["name"]))
+        elif res.kind in KINDS and etype != "DELETED" and self.runs(KINDS[res.kind]):
+            self.enqueue((KINDS[res.kind], obj["metadata"]["namespace"], obj["metadata"]["name"]))
         elif res.kind == "Pod":
-            for ref in obj["metadata"].get("ownerReferences", []):
-                if ref.get("kind") == "ElasticJob" and ref.get("controller"):
-                    self.enqueue(("job", obj["metadata"].get("namespace"), ref["name"]))
+            self.on_pod(obj)
+
+    def runs(self, engine):
+        """Whether this cluster runs the engine's operator (/_test/config "operators")."""
+        return self.config.get("operators", {}).get(engine, True)
+
+    def on_pod(self, pod):
+        ns = pod["metadata"].get("namespace")
+        for ref in pod["metadata"].get("ownerReferences", []):
+            if ref.get("kind") in ("ElasticJob", "PyTorchJob") and ref.get("controller"):
+                self.enqueue((KINDS[ref["kind"]], ns, ref["name"]))
+        jobset = pod["metadata"].get("labels", {}).get("jobset.sigs.k8s.io/jobset-name")
+        if jobset and self.runs("trainjob"):
+            self.enqueue(("trainjob", ns, jobset))
+
+    def admit(self, res, ns, obj):
+        """The operators' validating webhooks, where they are installed."""
+        if res.kind == "TrainJob" and self.runs("trainjob") and self.config.get("operator", True):
+            self.kubeflow.admit_trainjob(ns, obj)
 
     def enqueue(self, item, delay=0.0):
         with self.idle:
@@ -64,6 +83,10 @@ class Controller:
                 with self.store.lock:
                     if item[0] == "crd":
                         self.establish(item[1])
+                    elif item[0] == "pytorchjob":
+                        self.kubeflow.reconcile_pytorchjob(item[1], item[2])
+                    elif item[0] == "trainjob":
+                        self.kubeflow.reconcile_trainjob(item[1], item[2])
                     else:
                         self.reconcile(item[1], item[2])
             except (ApiError, KeyError):
@@ -161,6 +184,18 @@ class Controller:
             self.record(job, "SuccessfulCreateService", f"Created service: {name}-worker-{index}")
         except ApiError:
             pass  # the headless Service outlived its pod; keep it
+
+    def record_event(self, obj, kind, reason, message, manager):
+        """An event about `obj` (of `kind`), as client-go's recorder of `manager` writes it."""
+        meta = obj["metadata"]
+        t = now_rfc3339()
+        event = {"apiVersion": "v1", "kind": "Event",
+                 "metadata": {"name": f"{meta['name']}.{self.store.next_rv():x}"},
+                 "involvedObject": {"apiVersion": obj["apiVersion"], "kind": kind, "name": meta["name"],
+                                    "namespace": meta["namespace"], "uid": meta["uid"]},
+                 "reason": reason, "message": message, "type": "Normal", "count": 1,
+                 "firstTimestamp": t, "lastTimestamp": t, "source": {"component": manager}}
+        self.store.create(self.store.resource("", "v1", "events"), meta["namespace"], event, manager, False)
 
     def record(self, job, reason, message, etype="Normal"):
         """An event about the job, as client-go's event recorder writes it."""

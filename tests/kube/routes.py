@@ -3,6 +3,7 @@ eviction, and the /_test control endpoints. `h` is the server.Handler of the req
 
 import base64
 import datetime
+import copy
 import json
 import time
 
@@ -129,6 +130,16 @@ def openapi_v3(h, gv):
             "responses": {"200": {"description": "OK"}}}}
     return {"openapi": "3.0.0", "info": {"title": "Kubernetes", "version": "v1.32.0"},
             "paths": paths, "components": {"schemas": {}}}
+
+
+def access_review(h, review):
+    """A SelfSubjectAccessReview answered from /_test/config's "forbidden" list of
+    "VERB RESOURCE[/SUBRESOURCE]" (everything else is allowed, as for the test's admin)."""
+    attrs = review.get("spec", {}).get("resourceAttributes", {})
+    what = attrs.get("resource", "") + ("/" + attrs["subresource"] if attrs.get("subresource") else "")
+    denied = f'{attrs.get("verb", "")} {what}' in h.server.config.get("forbidden", [])
+    return dict(review, status={"allowed": not denied,
+                                **({"reason": "forbidden by the test's config"} if denied else {})})
 
 
 def aggregated_version(accept):
@@ -348,7 +359,10 @@ def resource_call(h, res, ns, name, sub):
     if body and verb in ("create", "update") and (body.get("kind", res.kind) != res.kind
                                                   and sub is None):
         raise ApiError(400, "BadRequest", f'the API version in the data ({body.get("apiVersion")}) does not match the expected API version ({res.api_version})')
+    if verb == "create" and res.kind == "SelfSubjectAccessReview":
+        return h.send_json(201, access_review(h, body))
     if verb == "create":
+        h.server.controller.admit(res, ns, body)  # the operators' validating webhooks
         obj = store.create(res, ns, body, manager, dry)
         return h.send_json(201, obj)
     if verb == "update":
@@ -641,6 +655,13 @@ def control(h):
         srv.controller.set_pod_phase(body["namespace"], body["name"], body["phase"], body.get("exitCode", 0),
                                      body.get("reason"), body.get("message"), body.get("disruption"),
                                      body.get("restarts"))
+    elif cmd == "status":  # what a controller writes: an object's status, as given
+        with srv.store.lock:
+            res = srv.store.resource_for_kind(body["apiVersion"], body["kind"])
+            current = srv.store.get(res, body.get("namespace"), body["name"])
+            new = copy.deepcopy(current)
+            new["status"] = body["status"]
+            srv.store.commit(res, current, new, "test-controller", "Update", False)
     elif cmd == "config":
         srv.config.update({k: v for k, v in body.items() if k not in ("crd_establish_delay", "gc_delay", "gc")})
         if "crd_establish_delay" in body:

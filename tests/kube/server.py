@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """A Kubernetes API server for ejob's tests (never shipped).
 
-    server.py --dir DIR
+    server.py --dir DIR [--namespaces A,B] [--crd FILE]...
 
 Makes a test PKI in DIR (certs.py), listens with TLS on 127.0.0.1 port 0, writes DIR/kubeconfig
 (contexts admin-cert, admin-token, viewer-token, viewer-cert, pod-reader-token, basic, anonymous) and prints one
@@ -21,9 +21,14 @@ Test control (no auth, never faulted, not counted), all JSON:
   POST /_test/tokens {token: user|null}
   POST /_test/logs {namespace, pod, container, lines:[{time, text}], previous:[..], done}
   POST /_test/pod-phase {namespace, name, phase, exitCode}
+  POST /_test/status {apiVersion, kind, namespace, name, status}  an object's status, as a
+                                  controller writes it (a Deployment's readyReplicas)
   POST /_test/config {crd_establish_delay, bookmark_interval, evict_blocked:[pod names],
                       path_prefix: API paths only under it, as behind a proxy ("/k8s/clusters/c-1"),
-                      operator: false = no ElasticJob operator (jobs stay without pods or status),
+                      operator: false = no operator at all (jobs stay without pods or status),
+                      operators: {elasticjob|pytorchjob|trainjob: false} = not that one
+                      (kubeflow.py plays training-operator and Trainer with JobSet),
+                      forbidden: ["VERB RESOURCE[/SUB]"] denied by SelfSubjectAccessReviews,
                       gc_delay: seconds before the garbage collector acts on a deletion,
                       gc: false = no garbage collector (dependents and finalizers stay)}
   POST /_test/compact             forget watch history (older resourceVersions get 410)
@@ -31,6 +36,9 @@ Test control (no auth, never faulted, not counted), all JSON:
   GET  /_test/objects             every stored object
   GET  /_test/websocket           a WebSocket echo peer (websocket_server.serve_echo)
   GET  /_test/websocket-closes    the close codes and reasons its clients sent
+
+--crd FILE loads a file of CRDs (served and Established at once) and of objects of their
+kinds (a ClusterTrainingRuntime), as a cluster where they were installed: ../shared/crds.
 
 Pods forward ports (pods/portforward) to 127.0.0.1 ports named by their annotations
 test.ejob.dev/port-forward-PORT, over WebSocket (v4.channel.k8s.io, portforward.py; ejob) or
@@ -344,16 +352,37 @@ def write_kubeconfig(directory, port):
         json.dump(cfg, f, indent=1)
 
 
+def install_files(srv, paths):
+    """The CRDs of `paths`, Established, then the other objects (their kinds now served)."""
+    import yaml  # Debian's python3-yaml, a test dependency
+    docs = [d for p in paths for d in yaml.safe_load_all(open(p)) if d]
+    store = srv.store
+    crd_res = store.resource("apiextensions.k8s.io", "v1", "customresourcedefinitions")
+    for d in docs:
+        if d.get("kind") == "CustomResourceDefinition":
+            store.create(crd_res, None, d, "kubectl", False)
+            with store.lock:
+                srv.controller.establish(d["metadata"]["name"])
+    for d in docs:
+        if d.get("kind") != "CustomResourceDefinition":
+            res = store.resource_for_kind(d["apiVersion"], d["kind"])
+            ns = d.get("metadata", {}).get("namespace", "default") if res.namespaced else None
+            store.create(res, ns, d, "kubectl", False)
+
+
 def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("--dir", required=True)
     parser.add_argument("--namespaces", default="",
                         help="comma-separated namespaces that exist from the start, beyond a fresh "
                              "cluster's default, kube-system, kube-public and kube-node-lease")
+    parser.add_argument("--crd", action="append", default=[],
+                        help="a YAML file of CRDs and objects of their kinds, installed from the start")
     args = parser.parse_args()
     os.makedirs(args.dir, exist_ok=True)
     certs.make_pki(args.dir)
     srv = Server(args.dir, [n for n in args.namespaces.split(",") if n])
+    install_files(srv, args.crd)
     port = srv.server_address[1]
     write_kubeconfig(args.dir, port)
     threading.Thread(target=srv.serve_forever, daemon=True).start()

@@ -9,6 +9,8 @@ import datetime
 import threading
 import uuid
 
+import schema
+
 
 def now_rfc3339():
     return datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
@@ -46,6 +48,7 @@ class Resource:
         self.singular = singular or kind.lower()
         self.short = list(short or [])
         self.subresources = list(subresources)
+        self.schema = None  # a custom resource's structural schema (schema.py)
 
     @property
     def api_version(self):
@@ -67,6 +70,11 @@ BUILTIN = [
              subresources=["status"]),
     Resource("apps", "v1", "deployments", "Deployment", True, short=["deploy"],
              subresources=["status", "scale"]),
+    Resource("batch", "v1", "jobs", "Job", True, subresources=["status"]),
+    Resource("", "v1", "nodes", "Node", False, short=["no"], subresources=["status"]),
+    Resource("storage.k8s.io", "v1", "csidrivers", "CSIDriver", False),
+    Resource("authorization.k8s.io", "v1", "selfsubjectaccessreviews", "SelfSubjectAccessReview",
+             False),
     Resource("apiextensions.k8s.io", "v1", "customresourcedefinitions",
              "CustomResourceDefinition", False, short=["crd", "crds"], subresources=["status"]),
 ]
@@ -252,6 +260,18 @@ class Store:
             raise ApiError(422, "Invalid", msg, {"name": name, "group": res.group,
                                                   "kind": res.kind, "causes": causes})
 
+    def admit(self, res, obj):
+        """A custom resource pruned, defaulted and validated by its CRD's schema (schema.py)."""
+        if res.schema is None:
+            return
+        causes = schema.admit(obj, res.schema)
+        if causes:
+            name = obj.get("metadata", {}).get("name", "")
+            msg = f'{res.kind}.{res.group} "{name}" is invalid: ' + ", ".join(
+                f'{c["field"]}: {c["message"]}' for c in causes)
+            raise ApiError(422, "Invalid", msg, {"name": name, "group": res.group,
+                                                  "kind": res.kind, "causes": causes})
+
     # ---- reads -------------------------------------------------------------------------------
     def get(self, res, ns, name):
         with self.lock:
@@ -280,6 +300,9 @@ class Store:
             if not meta.get("name") and meta.get("generateName"):
                 meta["name"] = meta["generateName"] + uuid.uuid4().hex[:5]
             self.validate(res, obj)
+            if "status" in res.subresources and res.schema is not None:
+                obj.pop("status", None)  # the main resource ignores status (its subresource sets it)
+            self.admit(res, obj)
             if res.namespaced:
                 meta["namespace"] = ns
                 self.check_namespace(res, ns)
@@ -348,6 +371,11 @@ class Store:
                         new["metadata"][k] = current["metadata"][k]
                 if status is not None and "status" not in obj:
                     new["status"] = status
+                if "status" in res.subresources and res.schema is not None:
+                    new.pop("status", None)
+                    if status is not None:
+                        new["status"] = status
+            self.admit(res, new)
             return self.commit(res, current, new, manager, "Update", dry_run)
 
     def commit(self, res, current, new, manager, operation, dry_run, applied=None):
@@ -438,6 +466,11 @@ class Store:
                 remove_path(new, path)
             for path, value in applied.items():
                 set_path(new, path, value)
+            if "status" in res.subresources and res.schema is not None:
+                new.pop("status", None)
+                if "status" in current:
+                    new["status"] = copy.deepcopy(current["status"])
+            self.admit(res, new)
             return self.commit(res, current, new, manager, "Apply", dry_run, applied=applied)
 
     def delete(self, res, ns, name, propagation, dry_run, precondition_uid=None):
@@ -581,6 +614,7 @@ class Store:
                                spec.get("scope", "Namespaced") == "Namespaced",
                                singular=names.get("singular"), short=names.get("shortNames"),
                                subresources=subs)
+                res.schema = (v.get("schema") or {}).get("openAPIV3Schema")
                 self.resources[(res.group, res.version, res.plural)] = res
 
     def unserve(self, crd):
