@@ -144,10 +144,13 @@ job::SubmitOptions submit_options(const SubmitFlags& f, const SubmitPlan& plan) 
 
 /// Submits through `backend`, prints, and with --wait/--follow waits for the job's end.
 void submit_with(job::Backend& backend, const job::RenderObjects& render, const SubmitFlags& f,
-                 const SubmitPlan& plan, const std::string& ns, const Engine& engine) {
+                 const SubmitPlan& plan, const std::string& ns,
+                 std::reference_wrapper<const Engine> engine) {
   const job::Submitted r = backend.submit(render, submit_options(f, plan));
+  for (const job::Json& o : r.objects)  // a local job's engine is the one it rendered
+    if (const Engine* e = engine_of(o); e && backend.where() == job::Where::Local) engine = *e;
   for (const std::string& note : r.notes) std::cerr << "ejob: note: " << note << '\n';
-  print_result(r, plan, ns, engine);
+  print_result(r, plan, ns, engine.get());
   if (!plan.wait && !f.follow) return;
   std::cout.flush();
   if (f.follow) {
@@ -159,7 +162,7 @@ void submit_with(job::Backend& backend, const job::RenderObjects& render, const 
   }
   backend.wait(r.name, plan.timeout,
                [](const std::string& line) { std::cerr << "ejob: " << line << std::endl; });
-  std::cerr << "ejob: " << job_noun(engine, r.name) << " succeeded\n";
+  std::cerr << "ejob: " << job_noun(engine.get(), r.name) << " succeeded\n";
 }
 
 void run_sweep(const SubmitFlags& f, const JobRequest& base, const SubmitPlan& plan,

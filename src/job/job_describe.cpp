@@ -372,7 +372,10 @@ std::string describe_local_job(const local::JobView& v, Clock::time_point now) {
         "min " + std::to_string(s.min_nodes) + ", max " + std::to_string(s.max_nodes) +
             ", desired " + std::to_string(s.desired_nodes));
   field(out, "Supervisor", s.supervisor_pid ? "pid " + std::to_string(s.supervisor_pid) : "<none>");
-  field(out, "Rendezvous", "etcd " + or_none(s.etcd_endpoint) + ": " + round_text(v));
+  field(out, "Engine", s.engine);
+  field(out, "Rendezvous",
+        s.engine == "elasticjob" ? "etcd " + or_none(s.etcd_endpoint) + ": " + round_text(v)
+                                 : local::rendezvous_text(s));
   if (s.nodes.empty())
     field(out, "Worker nodes", "<none>");
   else

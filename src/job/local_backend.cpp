@@ -17,7 +17,7 @@ int count_of(const local::JobState& s, const char* status) {
   return n;
 }
 
-/// A local job as the ElasticJob object a cluster would show: its rendered object with the
+/// A local job as the object a cluster would show: its rendered job (of its engine) with the
 /// creation time and a status written from the local state, in the words of the ElasticJob
 /// conditions.
 Json job_object(const local::JobState& s, Json job) {
@@ -32,14 +32,19 @@ Json job_object(const local::JobState& s, Json job) {
   job["status"]["replicaStatuses"]["Worker"] = {{"active", active},
                                                 {"succeeded", count_of(s, "succeeded")},
                                                 {"failed", count_of(s, "failed")}};
-  job["spec"]["replicaSpecs"]["Worker"]["replicas"] = s.desired_nodes;
+  if (job.value("kind", "") == "PyTorchJob")
+    job["spec"]["pytorchReplicaSpecs"]["Worker"]["replicas"] = s.desired_nodes;
+  else if (job.value("kind", "") == "TrainJob")
+    job["spec"]["trainer"]["numNodes"] = s.desired_nodes;
+  else
+    job["spec"]["replicaSpecs"]["Worker"]["replicas"] = s.desired_nodes;
   if (!s.finished.empty()) job["status"]["completionTime"] = s.finished;
   return job;
 }
 
 std::string summary_of(const local::JobState& s) {
-  return std::to_string(s.desired_nodes) + (s.desired_nodes == 1 ? " node" : " nodes") + ", etcd " +
-         s.etcd_endpoint;
+  return std::to_string(s.desired_nodes) + (s.desired_nodes == 1 ? " node" : " nodes") + ", " +
+         local::rendezvous_text(s);
 }
 
 }  // namespace

@@ -11,11 +11,25 @@
 namespace ejob::local {
 namespace {
 
-const Json& worker_container(const Json& job) {
-  const Json::json_pointer path("/spec/replicaSpecs/Worker/template/spec/containers");
+/// The worker container as the engine's operator starts it: ElasticJob's first container,
+/// PyTorchJob's `pytorch` container, a TrainJob's trainer (image, args, env, resources).
+Json worker_container(const Json& job) {
+  const std::string kind = job.value("kind", "");
+  if (kind == "TrainJob") {
+    Json trainer = job["spec"].value("trainer", Json::object());
+    if (trainer.contains("resourcesPerNode")) trainer["resources"] = trainer["resourcesPerNode"];
+    return trainer;
+  }
+  const Json::json_pointer path(kind == "PyTorchJob"
+                                    ? "/spec/pytorchReplicaSpecs/Worker/template/spec/containers"
+                                    : "/spec/replicaSpecs/Worker/template/spec/containers");
   if (!job.contains(path) || !job.at(path).is_array() || job.at(path).empty())
-    throw Error(ErrorCode::Input, "the ElasticJob has no worker container");
-  return job.at(path)[0];
+    throw Error(ErrorCode::Input, "the " + kind + " has no worker container");
+  for (const Json& c : job.at(path))
+    if (kind != "PyTorchJob" || c.value("name", "") == "pytorch") return c;
+  throw Error(ErrorCode::Input,
+              "the PyTorchJob's Worker has no container named pytorch (training-operator sets "
+              "its variables only there)");
 }
 
 int int_at(const Json& j, const char* pointer, int fallback) {
@@ -106,12 +120,36 @@ std::string find_agent(const std::string& self) {
   return on_path;
 }
 
+/// The engine, the nodes (initial, min, max) and restarts as the job's kind says them.
+void set_node_counts(const Json& job, LaunchSpec& s) {
+  const std::string kind = job.value("kind", "");
+  if (kind == "TrainJob") {
+    s.engine = "trainjob";
+    s.initial_nodes = s.min_nodes = s.max_nodes = int_at(job, "/spec/trainer/numNodes", 1);
+    return;
+  }
+  const bool pytorch = kind == "PyTorchJob";
+  s.engine = pytorch ? "pytorchjob" : "elasticjob";
+  s.initial_nodes = int_at(
+      job,
+      pytorch ? "/spec/pytorchReplicaSpecs/Worker/replicas" : "/spec/replicaSpecs/Worker/replicas",
+      1);
+  s.min_nodes = int_at(job, pytorch ? "/spec/elasticPolicy/minReplicas" : "/spec/minReplicas",
+                       s.initial_nodes);
+  s.max_nodes = int_at(job, pytorch ? "/spec/elasticPolicy/maxReplicas" : "/spec/maxReplicas",
+                       s.initial_nodes);
+  s.max_node_restarts =
+      int_at(job, "/spec/runPolicy/backoffLimit", int_at(job, "/spec/backoffLimit", 6));
+}
+
 }  // namespace
 
 const Json& elastic_job(const std::vector<Json>& objects) {
   for (const Json& o : objects)
-    if (o.value("kind", "") == "ElasticJob") return o;
-  throw Error(ErrorCode::Input, "the rendered job has no ElasticJob: nothing to run locally");
+    for (const char* kind : {"ElasticJob", "PyTorchJob", "TrainJob"})
+      if (o.value("kind", "") == kind) return o;
+  throw Error(ErrorCode::Input,
+              "the rendered job has no ElasticJob, PyTorchJob or TrainJob: nothing to run locally");
 }
 
 bool runs_without_python(const std::vector<Json>& objects) {
@@ -147,10 +185,7 @@ LaunchSpec launch_from_objects(const std::vector<Json>& objects, const Machine& 
   s.env = container_env(container, notes);
   if (!machine.python.empty() && !s.env.count("PYTHON_EXEC")) s.env["PYTHON_EXEC"] = machine.python;
   s.workdir = machine.workdir;
-  s.initial_nodes = int_at(job, "/spec/replicaSpecs/Worker/replicas", 1);
-  s.min_nodes = int_at(job, "/spec/minReplicas", s.initial_nodes);
-  s.max_nodes = int_at(job, "/spec/maxReplicas", s.initial_nodes);
-  s.max_node_restarts = int_at(job, "/spec/runPolicy/backoffLimit", 6);
+  set_node_counts(job, s);
   s.gpus_per_node = int_at(container, "/resources/limits/nvidia.com~1gpu", 0);
   s.gpus_here = machine.gpus;
   if (const std::string image = container.value("image", std::string()); !image.empty())

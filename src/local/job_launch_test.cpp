@@ -70,11 +70,44 @@ TEST_CASE("launch_from_objects: a secret's variable comes from this environment 
 TEST_CASE("node_environment: each node gets its share of the GPUs") {
   std::vector<std::string> notes;
   LaunchSpec s = launch_from_objects({elastic_job(worker_container())}, machine(4), notes);
-  CHECK(node_environment(s, 0).at("CUDA_VISIBLE_DEVICES") == "0,1");
-  CHECK(node_environment(s, 1).at("CUDA_VISIBLE_DEVICES") == "2,3");
-  CHECK(node_environment(s, 2).at("CUDA_VISIBLE_DEVICES") == "0,1");  // more nodes than GPUs
+  CHECK(node_environment(s, 0, "").at("CUDA_VISIBLE_DEVICES") == "0,1");
+  CHECK(node_environment(s, 1, "").at("CUDA_VISIBLE_DEVICES") == "2,3");
+  CHECK(node_environment(s, 2, "").at("CUDA_VISIBLE_DEVICES") == "0,1");  // more nodes than GPUs
   s.gpus_here = 0;
-  CHECK(node_environment(s, 0).count("CUDA_VISIBLE_DEVICES") == 0);
+  CHECK(node_environment(s, 0, "").count("CUDA_VISIBLE_DEVICES") == 0);
+}
+
+TEST_CASE("node_environment: each engine's operator's variables") {
+  std::vector<std::string> notes;
+  Json pj = {
+      {"kind", "PyTorchJob"},
+      {"metadata", {{"name", "pj"}}},
+      {"spec",
+       {{"elasticPolicy", {{"minReplicas", 1}, {"maxReplicas", 3}}},
+        {"pytorchReplicaSpecs",
+         {{"Worker",
+           {{"replicas", 2},
+            {"template",
+             {{"spec",
+               {{"containers",
+                 {{{"name", "pytorch"},
+                   {"args", {"t.py"}},
+                   {"env", {{{"name", "PET_RDZV_CONF"}, {"value", "timeout=9"}}}}}}}}}}}}}}}}}};
+  LaunchSpec s = launch_from_objects({pj}, machine(0), notes);
+  CHECK((s.engine == "pytorchjob" && s.min_nodes == 1 && s.max_nodes == 3 && s.initial_nodes == 2));
+  CHECK(node_arguments(s, "127.0.0.1:5").size() == 3);  // agent, --local_addr, t.py: PET_* only
+  auto env0 = node_environment(s, 0, "127.0.0.1:5");
+  CHECK(env0.at("PET_RDZV_ENDPOINT") == "127.0.0.1:5");
+  CHECK(env0.at("PET_NNODES") == "1:3");
+  CHECK(env0.at("PET_RDZV_CONF") == "timeout=9,is_host=1");
+  CHECK(node_environment(s, 1, "127.0.0.1:5").at("PET_RDZV_CONF") == "timeout=9,is_host=0");
+  Json tj = {{"kind", "TrainJob"},
+             {"metadata", {{"name", "tj"}}},
+             {"spec", {{"trainer", {{"numNodes", 2}, {"args", {"t.py"}}}}}}};
+  s = launch_from_objects({tj}, machine(0), notes);
+  auto env1 = node_environment(s, 1, "127.0.0.1:7");
+  CHECK((env1.at("PET_NODE_RANK") == "1" && env1.at("PET_NNODES") == "2"));
+  CHECK((env1.at("PET_MASTER_ADDR") == "127.0.0.1" && env1.at("PET_MASTER_PORT") == "7"));
 }
 
 TEST_CASE("launch_from_objects: what cannot run here is refused") {

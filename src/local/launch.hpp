@@ -1,6 +1,9 @@
 #pragma once
-/// What a local job runs (launch.json): the worker container of the rendered ElasticJob turned
-/// into an ejob-agent command line, as the ElasticJob controller would start it in a pod.
+/// What a local job runs (launch.json): the worker container of the rendered job turned into an
+/// ejob-agent command line with the rendezvous its engine's operator gives a pod:
+///   elasticjob  the job's etcd: `--rdzv_backend=etcd --rdzv_endpoint=... --nnodes=MIN:MAX`
+///   pytorchjob  training-operator's PET_* for c10d, the store on node 0 (127.0.0.1:PORT)
+///   trainjob    Trainer's PET_* for a static rendezvous: node 0 is the master
 
 #include <map>
 #include <string>
@@ -12,6 +15,7 @@ namespace ejob::local {
 
 struct LaunchSpec {
   std::string name;                        ///< the job's name = the rendezvous id
+  std::string engine = "elasticjob";       ///< elasticjob, pytorchjob or trainjob
   std::string agent;                       ///< path of ejob-agent
   std::string etcd;                        ///< path of etcd
   std::vector<std::string> args;           ///< the worker container's args
@@ -29,13 +33,20 @@ Json to_json(const LaunchSpec& spec);
 /// Throws ejob::Error(Io) naming `origin` when a field is missing or mistyped.
 LaunchSpec launch_from_json(const Json& json, const std::string& origin);
 
-/// The controller's flags put before the container's args, as the ElasticJob controller does:
-/// the job's etcd, the job name as the rendezvous id, `--nnodes=MIN:MAX`. A local node also
-/// names its address (all nodes are this machine's loopback).
+/// Whether the engine's rendezvous is the job's own etcd (elasticjob).
+bool uses_etcd(const LaunchSpec& spec);
+
+/// A node's command line. elasticjob: the controller's flags before the container's args, as
+/// the ElasticJob controller puts them (the job's etcd at `endpoint`, the job name as the
+/// rendezvous id, `--nnodes=MIN:MAX`); the others: the args alone (their operators set
+/// PET_*). A local node also names its address (all nodes are this machine's loopback).
 std::vector<std::string> node_arguments(const LaunchSpec& spec, const std::string& endpoint);
 
-/// The environment of node `index`: the spec's, plus CUDA_VISIBLE_DEVICES for its share of
-/// this machine's GPUs when the job asks for GPUs and the machine has them.
-std::map<std::string, std::string> node_environment(const LaunchSpec& spec, int index);
+/// The environment of node `index`: the spec's, the operator's PET_* for pytorchjob (c10d at
+/// `endpoint`; node 0 hosts the store: `is_host` in PET_RDZV_CONF, as a pod's hostname decides
+/// it on a cluster) and trainjob (static, master at `endpoint`, PET_NODE_RANK), plus
+/// CUDA_VISIBLE_DEVICES for its share of this machine's GPUs when the job asks for GPUs.
+std::map<std::string, std::string> node_environment(const LaunchSpec& spec, int index,
+                                                    const std::string& endpoint);
 
 }  // namespace ejob::local

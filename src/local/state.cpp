@@ -64,6 +64,8 @@ JobState job_from_json(const Json& j, const std::string& origin) {
   s.supervisor_pid = j.at("supervisorPid").get<pid_t>();
   s.etcd_pid = j.at("etcdPid").get<pid_t>();
   s.etcd_endpoint = j.at("etcdEndpoint").get<std::string>();
+  s.engine = j.value("engine", "elasticjob");  // written before there were engines
+  s.rdzv_endpoint = j.value("rdzvEndpoint", "");
   s.min_nodes = j.at("minNodes").get<int>();
   s.max_nodes = j.at("maxNodes").get<int>();
   s.desired_nodes = j.at("desiredNodes").get<int>();
@@ -129,6 +131,8 @@ Json to_json(const JobState& s) {
           {"supervisorPid", s.supervisor_pid},
           {"etcdPid", s.etcd_pid},
           {"etcdEndpoint", s.etcd_endpoint},
+          {"engine", s.engine},
+          {"rdzvEndpoint", s.rdzv_endpoint},
           {"minNodes", s.min_nodes},
           {"maxNodes", s.max_nodes},
           {"desiredNodes", s.desired_nodes},
@@ -184,6 +188,12 @@ std::string now_rfc3339() {
   char buf[32];
   std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", &tm);
   return buf;
+}
+
+std::string rendezvous_text(const JobState& s) {
+  if (s.engine == "pytorchjob") return "c10d store " + s.rdzv_endpoint + " on node 0";
+  if (s.engine == "trainjob") return "static, master " + s.rdzv_endpoint + " (node 0)";
+  return "etcd " + s.etcd_endpoint;
 }
 
 }  // namespace ejob::local

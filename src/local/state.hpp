@@ -50,7 +50,9 @@ struct JobState {
   int exit_code = 0;    ///< the job's result once final: 0, a node's failing code, 10 preempted
   pid_t supervisor_pid = 0;
   pid_t etcd_pid = 0;
-  std::string etcd_endpoint;  ///< 127.0.0.1:PORT
+  std::string etcd_endpoint;          ///< 127.0.0.1:PORT
+  std::string engine = "elasticjob";  ///< whose semantics the nodes run with (launch.hpp)
+  std::string rdzv_endpoint;  ///< pytorchjob: the c10d store on node 0; trainjob: the master
   int min_nodes = 1;
   int max_nodes = 1;
   int desired_nodes = 1;
@@ -58,6 +60,10 @@ struct JobState {
   std::string created;
   std::string finished;
 };
+
+/// How the job's nodes meet, in words: "etcd 127.0.0.1:P", "c10d store 127.0.0.1:P on node 0",
+/// "static, master 127.0.0.1:P (node 0)".
+std::string rendezvous_text(const JobState& state);
 
 /// The root of all local jobs' folders: $XDG_STATE_HOME/ejob/local, else ~/.local/state/...
 fs::path state_root();

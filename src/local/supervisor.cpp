@@ -88,16 +88,23 @@ int Supervisor::run(int signal_fd) {
 
 void Supervisor::start_job() {
   m_state.supervisor_pid = ::getpid();
+  m_state.engine = m_spec.engine;
   save();
-  try {
-    EtcdServer etcd = start_etcd(m_spec.etcd, m_dir);
-    m_state.etcd_pid = etcd.pid;
-    m_state.etcd_endpoint = "127.0.0.1:" + std::to_string(etcd.client_port);
-  } catch (const Error& e) {
-    finish(Phase::Failed, 1, e.message());
-    return;
+  if (!uses_etcd(m_spec)) {
+    // c10d (node 0 hosts the store) or static (node 0 is the master): a port for node 0.
+    m_state.rdzv_endpoint = "127.0.0.1:" + std::to_string(free_port());
+    event("Normal", "Rendezvous", rendezvous_text(m_state));
+  } else {
+    try {
+      EtcdServer etcd = start_etcd(m_spec.etcd, m_dir);
+      m_state.etcd_pid = etcd.pid;
+      m_state.etcd_endpoint = "127.0.0.1:" + std::to_string(etcd.client_port);
+    } catch (const Error& e) {
+      finish(Phase::Failed, 1, e.message());
+      return;
+    }
+    event("Normal", "EtcdStarted", "etcd serves the rendezvous on " + m_state.etcd_endpoint);
   }
-  event("Normal", "EtcdStarted", "etcd serves the rendezvous on " + m_state.etcd_endpoint);
   for (int i = 0; i < m_spec.initial_nodes; ++i) add_node();
   m_state.phase = Phase::Running;
   save();
@@ -112,7 +119,8 @@ void Supervisor::add_node() {
 
 void Supervisor::start_node(NodeState& node) {
   fs::create_directories(m_dir / "nodes");
-  Spawn spawn{node_arguments(m_spec, m_state.etcd_endpoint), node_environment(m_spec, node.index),
+  const std::string& endpoint = uses_etcd(m_spec) ? m_state.etcd_endpoint : m_state.rdzv_endpoint;
+  Spawn spawn{node_arguments(m_spec, endpoint), node_environment(m_spec, node.index, endpoint),
               m_spec.workdir, m_dir / "nodes" / (node_name(node.index) + ".log")};
   node.pid = spawn_session(spawn);
   node.status = "running";

@@ -10,6 +10,10 @@ namespace {
 /// torchelastic's etcd rendezvous keeps the active round's state as a JSON string under
 /// /torchelastic/p2p/run_ID/rdzv/active_version (docs/agent.md).
 void read_round(JobView& v) {
+  if (v.state.engine != "elasticjob") {  // c10d or static: no etcd to read a round from
+    v.round_note = rendezvous_text(v.state);
+    return;
+  }
   const std::string& endpoint = v.state.etcd_endpoint;
   if (v.state.etcd_pid == 0 || endpoint.empty()) {
     v.round_note = "etcd is not running";

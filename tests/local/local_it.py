@@ -11,6 +11,7 @@ import os
 import re
 import shutil
 import signal
+import socket
 import subprocess
 import sys
 import tempfile
@@ -40,8 +41,13 @@ def session_members(sid):
     return out
 
 
+def free_port():
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
 def port_bound(port):
-    import socket
     with socket.socket() as s:
         return s.connect_ex(("127.0.0.1", port)) == 0
 
@@ -122,7 +128,8 @@ def completes(t):
     d = t.ejob("describe", "dg").stdout
     check(re.search(r"Status:\s+Succeeded", d) and "JobSucceeded" in d, d)
     lst = t.ejob("list").stdout.splitlines()
-    check(lst[0].split()[-1] == "WHERE" and lst[1].split()[:2] == ["dg", "Succeeded"] and lst[1].split()[-1] == "local", lst)
+    check(lst[0].split()[-2:] == ["WHERE", "ENGINE"] and lst[1].split()[:2] == ["dg", "Succeeded"]
+          and lst[1].split()[-2:] == ["local", "elasticjob"], lst)
     one = t.ejob("logs", "dg", "-w", "1", "--no-prefix").stdout
     check(one and "[worker-" not in one and one in t.logs("dg").replace("[worker-1] ", ""), "-w 1 --no-prefix")
     check("local job" in t.ejob("logs", "dg", "--tail", "5", check_rc=2).stderr, "--tail refused")
@@ -313,7 +320,67 @@ def evict_is_a_spot_drill(t):
     t.ejob("evict", "dg", "--worker", "7", check_rc=8)
 
 
+def pytorchjob_trains_with_c10d_on_node_0(t):
+    """--engine pytorchjob: training-operator's semantics here — c10d, no etcd, node 0 hosts
+    the store (PET_* as the operator sets them) — and the job trains to the end."""
+    p = t.submit("pj", "--engine", "pytorchjob", "--wait", epochs=5)
+    check(re.search(r'pytorchjob "pj" runs locally \(2 nodes, c10d store 127\.0\.0\.1:\d+ on node 0\)', p.stdout), p.stdout)
+    state = t.state("pj")
+    check(state["etcdPid"] == 0 and state["engine"] == "pytorchjob", state)
+    check(accuracy(t.logs("pj")) >= 0.8, "accuracy")
+    d = t.ejob("describe", "pj").stdout
+    check(re.search(r"Engine:\s+pytorchjob", d) and "c10d store" in d, d)
+    check(t.ejob("list").stdout.splitlines()[1].split()[-1] == "pytorchjob", "ENGINE column")
+
+
+def trainjob_trains_static(t):
+    """--engine trainjob: Trainer's static world — PET_NNODES, PET_NODE_RANK, node 0 the master,
+    no etcd — trains to the end; an elastic range is refused before anything runs."""
+    p = t.submit("tj", "--engine", "trainjob", "--workers", "2", "--wait", epochs=5)
+    check(re.search(r'trainjob "tj" runs locally \(2 nodes, static, master 127\.0\.0\.1:\d+ \(node 0\)\)', p.stdout), p.stdout)
+    check(t.state("tj")["etcdPid"] == 0, t.state("tj"))
+    check(accuracy(t.logs("tj")) >= 0.8, "accuracy")
+    refused = t.submit("tj2", "--engine", "trainjob", check_rc=3)
+    check("workers: engine trainjob runs a static world size" in refused.stderr, refused.stderr)
+
+
+def torchrun_and_agent_share_a_pytorchjob_rendezvous(t):
+    """Under PyTorchJob's env, a real torchrun (Debian's python3-torch) and an ejob-agent form
+    one c10d round and all-reduce through gloo: the agent on node 0 hosts the store."""
+    work = os.path.join(t.tmp, "mixed")
+    os.makedirs(work)
+    script = os.path.join(work, "allreduce.py")
+    with open(script, "w") as f:
+        f.write("import torch, torch.distributed as dist\n"
+                "dist.init_process_group('gloo')\n"
+                "x = torch.tensor([dist.get_rank() + 1.0])\n"
+                "dist.all_reduce(x)\n"
+                "print('allreduce', int(x.item()), 'world', dist.get_world_size(), flush=True)\n")
+    port = free_port()
+    common = dict(os.environ, PET_RDZV_BACKEND="c10d", PET_RDZV_ENDPOINT="127.0.0.1:%d" % port,
+                  PET_RDZV_ID="mixed", PET_NNODES="2", PET_NPROC_PER_NODE="1",
+                  PYTHON_EXEC="/usr/bin/python3")  # Debian's python3-torch, as the peer's
+    agent = os.path.join(os.path.dirname(t.ejob_binary), "ejob-agent")
+    host = subprocess.Popen([agent, "--local_addr=127.0.0.1", script], cwd=work,
+                            env=dict(common, PET_RDZV_CONF="is_host=1"), stdout=subprocess.PIPE,
+                            stderr=subprocess.STDOUT, text=True)
+    # Debian's torch 1.13 on Python 3.11 needs tests/agent/torchrun_wrapper.py (its docstring).
+    wrapper = os.path.join(REPO, "tests", "agent", "torchrun_wrapper.py")
+    peer = subprocess.Popen(["/usr/bin/python3", wrapper, "--local_addr=127.0.0.1", script], cwd=work, env=dict(common, PET_RDZV_CONF="is_host=0"),
+                            stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    outs = []
+    for proc in (host, peer):
+        try:
+            outs.append(proc.communicate(timeout=120)[0])
+        finally:
+            proc.kill()
+    for proc, out in zip((host, peer), outs):
+        check(proc.returncode == 0 and "allreduce 3 world 2" in out, out[-3000:])
+
+
 SCENARIOS = {f.__name__: f for f in [
+    pytorchjob_trains_with_c10d_on_node_0, trainjob_trains_static,
+    torchrun_and_agent_share_a_pytorchjob_rendezvous,
     completes, follow_exits_with_the_result, kill9_resumes_from_the_checkpoint, scale_up_and_down,
     delete_leaves_nothing, outlives_the_submitter, two_jobs_at_once, damaged_state_is_named,
     bad_input, failing_script_fails_the_job, runs_without_an_image, evict_is_a_spot_drill]}
