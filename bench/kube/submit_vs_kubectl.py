@@ -1,9 +1,13 @@
 #!/usr/bin/env python3
 """Bench: `ejob submit` of the default job vs `kubectl apply --server-side -f` of the same
 rendered manifests, against the Kubernetes API test server with injected latency per request
-(issue 4: wall-time ratio target <= 1/4, requests target <= objects + 1, discovery included).
+(issue 4: wall-time ratio target <= 1/4, requests target <= objects + 1, discovery included),
+for each engine (issue 30): a server that serves only that engine's kind (its real CRD from
+../shared/crds), and ejob submitting with `--engine auto` (the default), which asks the cluster
+what it serves once per context and caches it.
 
     submit_vs_kubectl.py [--ejob build/kube-rel/ejob] [--latency-ms 20] [--runs 7]
+                         [--engines elasticjob,pytorchjob,trainjob]
 
 Use a Release build of the lean executable (CMake presets `release`/`ci`, e.g.
 `cmake -S . -B build/kube-rel -G Ninja -DCMAKE_BUILD_TYPE=Release && cmake --build build/kube-rel
@@ -52,23 +56,41 @@ def timed(cmd, env):
     return wall, cpu_of_children() - cpu
 
 
+# What each engine's cluster has installed (../shared/crds files), besides ejob's ElasticJob CRD.
+ENGINE_CRDS = {
+    "elasticjob": [],
+    "pytorchjob": ["kubeflow.org_pytorchjobs.yaml"],
+    "trainjob": ["jobset.x-k8s.io_jobsets.yaml", "trainer.kubeflow.org_trainjobs.yaml",
+                 "trainer.kubeflow.org_clustertrainingruntimes.yaml",
+                 "trainer.kubeflow.org_torch-distributed.clustertrainingruntime.yaml"],
+}
+
+
 def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("--ejob", default=os.path.join(HERE, "..", "..", "build", "kube-rel", "ejob"))
     parser.add_argument("--latency-ms", type=float, default=20)
     parser.add_argument("--runs", type=int, default=7)
+    parser.add_argument("--engines", default="elasticjob,pytorchjob,trainjob")
     args = parser.parse_args()
     ejob = os.path.abspath(args.ejob)
     if not os.path.exists(ejob):
         raise SystemExit(f"{ejob} does not exist: build the ejob target of a Release build first")
-    server = cli_test.Server()
+    for engine in args.engines.split(","):
+        print(f"== engine {engine} (ejob submits with --engine auto)")
+        bench_engine(ejob, engine, args)
+
+
+def bench_engine(ejob, engine, args):
+    server = cli_test.Server(crds=ENGINE_CRDS[engine])
     try:
-        env = dict(os.environ, KUBECONFIG=server.kubeconfig, HOME=server.dir)
-        subprocess.run([ejob, "install-crds"], env=env, check=True, capture_output=True)
+        env = dict(os.environ, KUBECONFIG=server.kubeconfig, HOME=server.dir, EJOB_CONFIG=os.devnull)
+        if engine == "elasticjob":
+            subprocess.run([ejob, "install-crds"], env=env, check=True, capture_output=True)
         manifests = os.path.join(server.dir, "job.yaml")
         with open(manifests, "w") as f:
-            f.write(subprocess.run([ejob, "template", "--name", "bench", "--exact-name", *JOB], env=env,
-                                   check=True, capture_output=True, text=True).stdout)
+            f.write(subprocess.run([ejob, "template", "--name", "bench", "--exact-name", "--engine", engine,
+                                    *JOB], env=env, check=True, capture_output=True, text=True).stdout)
         server.ctl("faults", {"latency_ms": args.latency_ms})
         walls = {EJOB: [], COLD: [], WARM: []}
         cpus = {k: [] for k in walls}

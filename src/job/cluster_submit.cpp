@@ -322,14 +322,26 @@ SubmitResult submit_once(Client& c, const RenderObjects& render, const SubmitOpt
   for (int draw = 0;; ++draw) {
     std::vector<Json> objects = render();
     const size_t job_index = prepare(c, objects, submission, o);
-    if (draw == 0) check_runtime(c, objects[job_index]);
+    // A TrainJob's runtime is looked up beside the create (one round trip, not two); when it
+    // does not exist, whatever the create made is taken back and that is the error.
+    std::future<void> runtime;
+    if (draw == 0)
+      runtime = std::async(std::launch::async,
+                           [&c, &objects, job_index] { check_runtime(c, objects[job_index]); });
     Created created;
     Sent job;
     try {
       job = create_job(c, objects[job_index], job_res, submission, o, created);
+      if (runtime.valid()) runtime.get();
     } catch (...) {
+      std::exception_ptr failed = std::current_exception();
+      if (runtime.valid()) try {
+          runtime.get();
+        } catch (...) {
+          failed = std::current_exception();  // the missing runtime explains a webhook's refusal
+        }
       if (o.dry_run == DryRun::None) roll_back(c, created, submission);
-      throw;
+      std::rethrow_exception(failed);
     }
     if (job.outcome == Outcome::Taken) {
       if (o.naming == NameChoice::Drawn && draw < o.max_redraws) {
