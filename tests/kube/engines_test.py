@@ -172,6 +172,21 @@ class TrainJobTest(EngineBase):
         for kind in ("TrainJob", "JobSet", "Job", "Pod"):
             self.assertEqual([o["metadata"]["name"] for o in self.server.objects(kind)], [], kind)
 
+    def test_logs_follow_ends_with_the_trainjob(self):
+        self.submit("tj", "--engine", "trainjob", "--workers", "2")
+        pods = self.pods("tj-node-0-")
+        follow = subprocess.Popen([cli_test.EJOB, "logs", "tj", "-f"], env=self.env,
+                                  stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        self.say(pods[0], "node", "epoch 1")
+        self.say(pods[1], "node", "epoch 1")
+        for pod in pods:
+            self.phase(pod, "Succeeded", exitCode=0)
+        out, err = follow.communicate(timeout=60)
+        self.assertEqual(follow.returncode, 0, err)
+        self.assertIn("[node-0] epoch 1", out)
+        self.assertIn("[node-1] epoch 1", out)
+        self.assertIn('trainjob "tj" succeeded', err)
+
     def test_missing_runtime_and_elastic_range_create_nothing(self):
         p = self.ejob("submit", "--engine", "trainjob", "--image", "w:1", "--workers", "2",
                       "--set", "trainjob.runtime.name=nope", "--", "train.py", ok=False)
