@@ -71,7 +71,8 @@ Submitted LocalBackend::submit(const RenderObjects& render, const SubmitOptions&
   if (options.server_dry_run)
     throw Error(ErrorCode::Usage, "--dry-run=server needs a cluster; a local job has no server");
   std::vector<Json> objects = render();
-  const local::Machine machine = local::find_machine(m_self, !local::runs_without_python(objects));
+  const local::Machine machine =
+      local::find_machine(m_self, !local::runs_without_python(objects), local::needs_etcd(objects));
   for (int attempt = 0;; ++attempt) {
     Submitted out;
     const local::LaunchSpec spec = local::launch_from_objects(objects, machine, out.notes);

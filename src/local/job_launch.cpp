@@ -153,15 +153,24 @@ const Json& elastic_job(const std::vector<Json>& objects) {
 }
 
 bool runs_without_python(const std::vector<Json>& objects) {
-  for (const std::string& a : agent_args(worker_container(elastic_job(objects))))
+  const Json container = worker_container(elastic_job(objects));
+  for (const std::string& a : agent_args(container))
     if (a == "--no_python" || a == "--no-python") return true;
+  // The flag's environment form, which ejob-agent and torchrun read as well.
+  for (const Json& e : container.value("env", Json::array()))
+    if (e.value("name", "") == "PET_NO_PYTHON")
+      return e.value("value", "") == "1" || e.value("value", "") == "true";
   return false;
 }
 
-Machine find_machine(const std::string& self, bool needs_python) {
+bool needs_etcd(const std::vector<Json>& objects) {
+  return elastic_job(objects).value("kind", "") == "ElasticJob";
+}
+
+Machine find_machine(const std::string& self, bool needs_python, bool needs_etcd) {
   Machine m;
   m.agent = find_agent(self);
-  m.etcd = find_etcd();
+  if (needs_etcd) m.etcd = find_etcd();
   m.gpus = count_gpus();
   m.workdir = fs::current_path().string();
   if (!needs_python) return m;

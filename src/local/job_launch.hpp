@@ -28,13 +28,18 @@ const Json& elastic_job(const std::vector<Json>& objects);
 LaunchSpec launch_from_objects(const std::vector<Json>& objects, const Machine& machine,
                                std::vector<std::string>& notes);
 
-/// Finds ejob-agent (beside `self`, then on PATH), etcd, the GPUs, and — unless the job's
-/// container says --no_python — a python with torch: $PYTHON_EXEC, `python3` on PATH, then
-/// /usr/bin/python3. Throws ejob::Error(NotFound) naming what is missing and how to get it.
-Machine find_machine(const std::string& self, bool needs_python);
+/// Finds ejob-agent (beside `self`, then on PATH), etcd (when the engine needs one), the GPUs,
+/// and — unless the job runs without python — a python with torch: $PYTHON_EXEC, `python3` on PATH,
+/// then /usr/bin/python3. Throws ejob::Error(NotFound) naming what is missing and how to get it.
+Machine find_machine(const std::string& self, bool needs_python, bool needs_etcd = true);
 
-/// True when the ElasticJob's worker args run the script without python (--no_python).
+/// True when the job's worker runs its script without python (--no_python in the args, or
+/// PET_NO_PYTHON=1 in its env).
 bool runs_without_python(const std::vector<Json>& objects);
+
+/// True when the job's engine meets in an etcd of its own (ElasticJob); PyTorchJob's c10d and
+/// TrainJob's static rendezvous need none.
+bool needs_etcd(const std::vector<Json>& objects);
 
 /// Checks that the job's script exists, relative to `workdir` (refused with ejob::Error(Input)
 /// naming the script and the folder); scripts run as modules (-m) are not checked.

@@ -11,7 +11,7 @@ and runs the packaged binaries unpacked (`dpkg-deb -x`): `ejob template`, `ejob 
 
 With --install-root ROOT (a Debian 12 root, as scripts/fresh-machine.sh makes: run as root),
 the packages are installed there with apt, used (`ejob template`, `ejob submit
---dry-run=client`, `ejob completion bash`, `man -w ejob`), removed with `apt-get remove
+--dry-run=client`, a local job run by the packaged ejob-agent), removed with `apt-get remove
 --purge`, and the root must then hold no file of theirs.
 """
 
@@ -162,6 +162,13 @@ def check_installed(debs, root):
     if "kind: ElasticJob" not in out:
         fail("installed ejob submit --dry-run=client printed no ElasticJob")
     in_root(root, "ejob-agent", "--help")
+    # A local job: PyTorchJob's c10d needs no etcd, and PET_NO_PYTHON runs a program as the
+    # worker, so a minbase root without python runs one with the packaged agent.
+    out = in_root(root, "ejob", "submit", "--local", "--engine", "pytorchjob", "--exact-name", "--name",
+                  "pkg", "-e", "PET_NO_PYTHON=1", "--wait", "--", "/bin/echo", "hello-from-the-package")
+    if "hello-from-the-package" not in in_root(root, "ejob", "logs", "pkg"):
+        fail("the packaged local job did not run its worker: " + out)
+    in_root(root, "ejob", "delete", "pkg")
     owned = in_root(root, "dpkg-query", "-L", "ejob", "ejob-agent").split()
     files = [f for f in owned if os.path.isfile(os.path.join(root, f.lstrip("/")))]
     in_root(root, "apt-get", "remove", "--purge", "-y", "-q", "ejob", "ejob-agent")
