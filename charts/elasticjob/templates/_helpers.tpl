@@ -287,3 +287,13 @@ variables its torch plugin sets itself. Call with the worker settings (elasticjo
 {{- if has $name (list "PET_NNODES" "PET_NPROC_PER_NODE" "PET_NODE_RANK" "PET_MASTER_ADDR" "PET_MASTER_PORT") }}{{ fail (printf "env.%s: engine trainjob sets it itself (Trainer's torch plugin refuses it in env)" $name) }}{{ end }}
 {{- end }}
 {{- end }}
+
+{{/*
+The variables training-operator sets on a PyTorchJob's `pytorch` container itself (its values
+would replace the job's), refused in `env` by name.
+*/}}
+{{- define "elasticjob.pytorchjobRefusals" -}}
+{{- range $name, $_ := .Values.env }}
+{{- if has $name (list "PET_RDZV_BACKEND" "PET_RDZV_ENDPOINT" "PET_RDZV_ID" "PET_NNODES" "PET_NPROC_PER_NODE") }}{{ fail (printf "env.%s: engine pytorchjob sets it itself (training-operator's elasticPolicy; workers.min/max and nprocPerNode say it)" $name) }}{{ end }}
+{{- end }}
+{{- end }}
