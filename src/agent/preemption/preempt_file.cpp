@@ -13,6 +13,12 @@
 
 namespace ejob::agent {
 
+SysTime exit_by_time(SysTime deadline, std::chrono::milliseconds grace, SysTime now) {
+  if (deadline - grace > now) return deadline - grace;
+  if (deadline > now) return deadline;
+  return now + grace;
+}
+
 std::string preempt_file_json(const PreemptionNotice& notice, SysTime exit_by,
                               const std::string& signal) {
   // ordered_json: the fields in the order the contract lists them.

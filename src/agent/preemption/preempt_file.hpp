@@ -18,6 +18,11 @@
 
 namespace ejob::agent {
 
+/// When the workers must have exited: `grace` before the deadline; all the time left when
+/// that has passed already; `grace` from `now` when the deadline has passed too (a late
+/// notice, or clocks that differ).
+SysTime exit_by_time(SysTime deadline, std::chrono::milliseconds grace, SysTime now);
+
 /// The file's text (one line, ending in a newline).
 std::string preempt_file_json(const PreemptionNotice& notice, SysTime exit_by,
                               const std::string& signal);

@@ -21,6 +21,14 @@ TEST_CASE("preempt file: the contract's fields, in order") {
         "\n");
 }
 
+TEST_CASE("preempt file: the workers' time is the deadline less the grace, or what is left") {
+  SysTime now = *parse_rfc3339("2026-11-28T10:00:00Z");
+  auto at = [&](int s) { return now + std::chrono::seconds(s); };
+  CHECK(exit_by_time(at(30), std::chrono::seconds(5), now) == at(25));
+  CHECK(exit_by_time(at(3), std::chrono::seconds(5), now) == at(3));
+  CHECK(exit_by_time(at(-2), std::chrono::seconds(5), now) == at(5));
+}
+
 TEST_CASE("preempt file: written whole under its name, no temporary left") {
   char dir[] = "/tmp/ejob-preempt-XXXXXX";
   REQUIRE(::mkdtemp(dir) != nullptr);
