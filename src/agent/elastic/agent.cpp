@@ -105,8 +105,8 @@ int Agent::run() {
     group.start(launches(round, attempt));
     std::unique_ptr<RoundWatcher> watcher = m_source.watch(round);
     GroupResult result = group.wait(watcher ? watcher->fd() : -1, m_notices ? m_notices->fd() : -1);
+    if (result.event == GroupEvent::Notice) return hand_over(group, round, watcher.get());
     if (watcher) watcher->stop();
-    if (result.event == GroupEvent::Notice) return hand_over(group, round);
     if (result.event == GroupEvent::Signal) {
       log_info("received " + std::string(signal_name(result.signal)) + "; stopping the workers");
       group.stop(result.signal, k_stop_grace);
@@ -153,11 +153,12 @@ int Agent::leave(const std::optional<Round>& round) {
 /// The notice came while the workers ran: they are told and get until the exit-by time to
 /// checkpoint and exit (whatever runs then is killed), then the agent leaves the rendezvous
 /// so that the others re-form at once, and exits k_preempted_exit.
-int Agent::hand_over(WorkerGroup& group, const Round& round) {
+int Agent::hand_over(WorkerGroup& group, const Round& round, RoundWatcher* watcher) {
   PreemptionNotice notice = *m_notices->notice();
   SysTime exit_by =
       exit_by_time(notice.deadline, m_config.preempt_grace, std::chrono::system_clock::now());
   tell_workers(group, notice, exit_by);
+  if (watcher) watcher->stop();  // after telling: a watch may take a moment to end
   auto left = std::chrono::duration_cast<std::chrono::milliseconds>(
       exit_by - std::chrono::system_clock::now());
   if (group.await_exit(std::max(left, std::chrono::milliseconds(0))))

@@ -43,7 +43,7 @@ class Agent {
   int fail(const Round& round, const GroupResult& result, const std::string& attempt_dir);
   std::optional<Round> next_round();
   [[nodiscard]] bool noticed() const { return m_notices != nullptr && m_notices->notice(); }
-  int hand_over(WorkerGroup& group, const Round& round);
+  int hand_over(WorkerGroup& group, const Round& round, RoundWatcher* watcher);
   void tell_workers(WorkerGroup& group, const PreemptionNotice& notice, SysTime exit_by);
   int leave(const std::optional<Round>& round);
 
