@@ -212,6 +212,22 @@ def no_cloud_is_quiet(h):
     check("spot notices" not in a.output(), a.output())
 
 
+def watch_then_finish(h):
+    """A job that ends without a notice while its agent watches a cloud (a fake AWS, auto):
+    it exits 0, and stopping the watch (a request in flight cancelled) is not reported as a
+    failure of the service."""
+    fake = FakeMetadata("aws")
+    try:
+        a = h.ejob("plain", ["--standalone", "--no_python", "/bin/sh", "-c", "sleep 1.5"],
+                   watch_env(fake))
+        expect_exit(a, 0, timeout=60)
+    finally:
+        fake.close()
+    out = a.output()
+    check("spot notices: watching AWS spot instance-action (IMDSv2)" in out, out)
+    check(out.count("spot notices:") == 1, out)
+
+
 def named_cloud_unreachable(h):
     """--spot-notices=azure where nothing answers: one warning, retried quietly, and the job
     still runs to the end."""
@@ -225,7 +241,8 @@ def named_cloud_unreachable(h):
 
 
 SCENARIOS = {f.__name__: f for f in [etcd_notice, c10d_notice, notice_while_waiting,
-                                     no_cloud_is_quiet, named_cloud_unreachable]}
+                                     no_cloud_is_quiet, watch_then_finish,
+                                     named_cloud_unreachable]}
 
 if __name__ == "__main__":
     sys.exit(run_scenarios(SCENARIOS, sys.argv))

@@ -48,7 +48,7 @@ TEST_CASE("azure events: other VMs' events, other event types and no events are 
                    "vm_3", k_now));
 }
 
-TEST_CASE("azure events: the earliest of several; a started event's empty NotBefore is now") {
+TEST_CASE("azure events: the earliest of several, and a started event's empty NotBefore is now") {
   auto n =
       azure_notice(events(event("T", "Terminate", "vm_3", "Sat, 28 Nov 2026 10:15:00 GMT") + "," +
                           event("P", "Preempt", "vm_3", "Sat, 28 Nov 2026 10:00:30 GMT")),

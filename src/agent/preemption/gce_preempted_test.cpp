@@ -40,7 +40,8 @@ TEST_CASE("gce watcher: the long-poll returns when preempted turns TRUE") {
   CHECK(seen.find(R"("Metadata-Flavor": "Google")") != std::string::npos);
 }
 
-TEST_CASE("gce watcher: a terminating maintenance event is a notice too; errors name the read") {
+TEST_CASE(
+    "gce watcher: a terminating maintenance event is a notice too, and errors name the read") {
   testing::FakeCloud fake("gce");
   auto http = fake.client();
   GceWatcher watcher(*http);

@@ -53,6 +53,11 @@ std::optional<Cloud> NoticeWatcher::cloud() const {
   return m_found;
 }
 
+bool NoticeWatcher::stopping() const {
+  std::lock_guard lock(m_mutex);
+  return m_stop;
+}
+
 /// Waits `how_long` unless stopped meanwhile; true when stopped.
 bool NoticeWatcher::pause(std::chrono::milliseconds how_long) {
   std::unique_lock lock(m_mutex);
@@ -84,6 +89,7 @@ std::unique_ptr<CloudWatcher> NoticeWatcher::find_cloud() {
   auto wait = m_settings.poll_interval;
   for (;;) {
     if (cloud->detect() == Detection::Found) return cloud;
+    if (stopping()) return nullptr;  // the request was cancelled: nothing to report
     report(std::string(cloud_name(*named)) + "'s metadata service does not answer at " +
            m_http->where());
     if (pause(wait)) return nullptr;
@@ -114,6 +120,7 @@ void NoticeWatcher::watch(CloudWatcher& cloud) {
       wait = m_settings.poll_interval;
     } catch (const Error& e) {
       if (e.code() != ErrorCode::Transport && e.code() != ErrorCode::Input) throw;
+      if (stopping()) return;  // cancelled by stop(): not a failure of the service
       report(e.message());
       wait = std::min(wait * 2, m_settings.max_backoff);
     }

@@ -61,6 +61,7 @@ class NoticeWatcher {
   void deliver(const PreemptionNotice& notice);
   void report(const std::string& failure);
   bool pause(std::chrono::milliseconds how_long);
+  [[nodiscard]] bool stopping() const;
 
   NoticeSettings m_settings;
   std::unique_ptr<MetadataHttp> m_http;

@@ -89,7 +89,7 @@ TEST_CASE("notice watcher: auto finds the cloud and a notice makes fd() readable
   CHECK(called == 1);
 }
 
-TEST_CASE("notice watcher: a named cloud is asked until it answers; stop ends the wait") {
+TEST_CASE("notice watcher: a named cloud is asked until it answers, until stopped") {
   auto http = std::make_unique<ScriptedMetadata>();
   http->silent = true;
   ScriptedMetadata& service = *http;

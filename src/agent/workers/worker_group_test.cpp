@@ -147,7 +147,7 @@ TEST_CASE("worker group: a readable notice fd interrupts the wait, before a watc
   for (int fd : {watch[0], watch[1], notice[0], notice[1]}) ::close(fd);
 }
 
-TEST_CASE("worker group: signal_workers reaches the worker alone; await_exit waits for it") {
+TEST_CASE("worker group: signal_workers reaches the worker alone, and await_exit waits for it") {
   AgentSignals signals;
   auto dir = std::filesystem::temp_directory_path() / ("ejob-wgs-" + std::to_string(::getpid()));
   std::filesystem::create_directories(dir);
