@@ -112,3 +112,16 @@ TEST_CASE("azure watcher: other clouds' services are absent, no service is unrea
   HttpMetadata nobody(*parse_metadata_url("http://127.0.0.1:1"), 500);
   CHECK(AzureWatcher(nobody).detect() == Detection::Unreachable);
 }
+
+TEST_CASE("azure watcher: a slow service fails detection, but a slow events answer is waited for") {
+  testing::FakeCloud fake("azure");
+  auto http = fake.client();
+  AzureWatcher watcher(*http);
+  fake.command("slow 2.5");  // the first events request may take minutes on a real VM
+  CHECK(watcher.detect() == Detection::Unreachable);  // detection gives up after 2 s
+  fake.command("slow 0");
+  REQUIRE(watcher.detect() == Detection::Found);
+  fake.command("notice 30");
+  fake.command("slow 2.5");
+  CHECK(watcher.poll());
+}
