@@ -156,23 +156,19 @@ def etcd_notice(h):
     check("left rendezvous version %s" % version in out, out[-2000:])
 
 
-def c10d_notice(h):
-    """c10d, an ejob-agent hosting the store (fast_reform off, so the store's view of
-    connections plays no part): the victim, told to watch GCE, sees preempted turn TRUE.
-    Its workers checkpoint, it takes itself out of the round (torch's exit op) and exits 143;
-    no agent ever drops it as dead (its heartbeat was not waited for), and the ejob-agent and
-    the torchrun agent left form a world of 2 and finish."""
-    fake = FakeMetadata("gce")
-    port = free_port()
+def dynamic_notice(h, cloud, backend, conf, others_conf):
+    """The hand-over in a dynamic rendezvous (c10d, etcd-v2): the victim watches `cloud`; its
+    workers checkpoint, it takes itself out of the round (torch's exit op) and exits 143; no
+    agent ever drops it as dead (its heartbeat was not waited for), and the ejob-agent and the
+    torchrun agent left form a world of 2 and finish."""
+    fake = FakeMetadata(cloud)
     try:
-        backend = ["--rdzv_backend=c10d", "--rdzv_endpoint=127.0.0.1:%d" % port,
-                   "--rdzv_id=spotc"]
-        conf = "--rdzv_conf=last_call_timeout=3,fast_reform=0"
         # Debug logs: an agent that drops a node as dead says so (ejob's and torch's alike).
-        agents = three_nodes(h, backend, conf, conf + ",is_host=0", watch_env(fake, "gce"),
+        agents = three_nodes(h, backend, conf, others_conf, watch_env(fake, cloud),
                              {"LOGLEVEL": "DEBUG"})
-        deadline = notice_and_hand_over(h, fake, agents, 30)
-        check_checkpoints(h, agents[1], deadline, "gce", "PREEMPTED", estimated=True)
+        deadline = notice_and_hand_over(h, fake, agents, 30 if cloud == "gce" else 120)
+        event = {"gce": "PREEMPTED", "aws": "terminate", "azure": "Preempt"}[cloud]
+        check_checkpoints(h, agents[1], deadline, cloud, event, estimated=cloud == "gce")
     finally:
         fake.close()
     victim_node = "_%d_0" % agents[1].proc.pid
@@ -181,6 +177,24 @@ def c10d_notice(h):
             dropped = "is dead" in line or "had no heartbeat" in line
             check(not (dropped and victim_node in line), "%s dropped the victim: %s" % (a.name, line))
     check("left round" in agents[1].output(), agents[1].output()[-2000:])
+
+
+def c10d_notice(h):
+    """c10d, an ejob-agent hosting the store with fast_reform off (the store's view of
+    connections plays no part); the victim, told to watch GCE, sees preempted turn TRUE."""
+    backend = ["--rdzv_backend=c10d", "--rdzv_endpoint=127.0.0.1:%d" % free_port(),
+               "--rdzv_id=spotc"]
+    conf = "--rdzv_conf=last_call_timeout=3,fast_reform=0"
+    dynamic_notice(h, "gce", backend, conf, conf + ",is_host=0")
+
+
+def etcd_v2_notice(h):
+    """etcd-v2 (the state in etcd, nobody hosting anything); the victim, told to watch AWS,
+    gets a spot instance-action."""
+    h.start_etcd()
+    backend = ["--rdzv_backend=etcd-v2", "--rdzv_endpoint=" + h.etcd.endpoint, "--rdzv_id=spotv2"]
+    conf = "--rdzv_conf=last_call_timeout=3"
+    dynamic_notice(h, "aws", backend, conf, conf)
 
 
 def notice_while_waiting(h):
@@ -240,7 +254,8 @@ def named_cloud_unreachable(h):
     check(out.count("spot notices:") == 1, out)
 
 
-SCENARIOS = {f.__name__: f for f in [etcd_notice, c10d_notice, notice_while_waiting,
+SCENARIOS = {f.__name__: f for f in [etcd_notice, c10d_notice, etcd_v2_notice,
+                                     notice_while_waiting,
                                      no_cloud_is_quiet, watch_then_finish,
                                      named_cloud_unreachable]}
 
