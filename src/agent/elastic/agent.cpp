@@ -107,18 +107,8 @@ int Agent::run() {
     GroupResult result = group.wait(watcher ? watcher->fd() : -1, m_notices ? m_notices->fd() : -1);
     if (result.event == GroupEvent::Notice) return hand_over(group, round, watcher.get());
     if (watcher) watcher->stop();
-    if (result.event == GroupEvent::Signal) {
-      log_info("received " + std::string(signal_name(result.signal)) + "; stopping the workers");
-      group.stop(result.signal, k_stop_grace);
-      return 128 + result.signal;
-    }
-    if (result.event == GroupEvent::Succeeded) {
-      m_signals.exit_on_signal();
-      log_info("worker group succeeded; waiting for the other agents (exit barrier)");
-      m_source.exit_barrier(round);
-      m_source.shutdown();
-      return 0;
-    }
+    if (result.event == GroupEvent::Signal) return stop_for_signal(group, result.signal);
+    if (result.event == GroupEvent::Succeeded) return succeed(round);
     group.stop(SIGTERM, k_stop_grace);
     if (group.pending_signal() != 0) return 128 + group.pending_signal();
     if (result.event == GroupEvent::Failed) {
@@ -131,6 +121,23 @@ int Agent::run() {
     }
     m_signals.exit_on_signal();
   }
+}
+
+/// A forwarded signal: the workers get it, and the agent exits 128+signal without closing the
+/// rendezvous (as torchrun).
+int Agent::stop_for_signal(WorkerGroup& group, int sig) {
+  log_info("received " + std::string(signal_name(sig)) + "; stopping the workers");
+  group.stop(sig, k_stop_grace);
+  return 128 + sig;
+}
+
+/// Every worker exited 0: the exit barrier, then the run is closed for everybody.
+int Agent::succeed(const Round& round) {
+  m_signals.exit_on_signal();
+  log_info("worker group succeeded; waiting for the other agents (exit barrier)");
+  m_source.exit_barrier(round);
+  m_source.shutdown();
+  return 0;
 }
 
 /// The next round; nullopt when a notice came before the wait began. A notice during the wait

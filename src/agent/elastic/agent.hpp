@@ -41,6 +41,8 @@ class Agent {
   std::vector<WorkerLaunch> launches(const Round& round, const std::string& attempt_dir) const;
   std::vector<WorkerLaunch> warm_launches(const std::string& attempt_dir) const;
   int fail(const Round& round, const GroupResult& result, const std::string& attempt_dir);
+  int stop_for_signal(WorkerGroup& group, int sig);
+  int succeed(const Round& round);
   std::optional<Round> next_round();
   [[nodiscard]] bool noticed() const { return m_notices != nullptr && m_notices->notice(); }
   int hand_over(WorkerGroup& group, const Round& round, RoundWatcher* watcher);
