@@ -6,6 +6,12 @@ MASTER_ADDR, MASTER_PORT), trains with DistributedDataParallel and a Distributed
 rank 0 writes a checkpoint atomically after every epoch. When a node is lost the launchers
 re-form with the nodes left and restart the workers, which resume from the last checkpoint.
 
+When the cloud is about to take a spot node back, ejob-agent tells that node's workers
+(docs/spot.md): it writes the notice to the file EJOB_PREEMPT_FILE names and sends SIGTERM.
+Any SIGTERM means the same here (a pod being deleted, torchrun stopping its workers): the
+worker finishes its batch, the node's local rank 0 saves a checkpoint of the current model
+(every replica holds the same one) and the worker exits; the others resume from it.
+
 The data (1,797 8x8 images, no download) ships with Debian's python3-sklearn; torch is
 Debian's python3-torch (1.13) or any newer one. A run takes seconds per node on one CPU.
 
@@ -23,7 +29,9 @@ epoch N (checkpoint PATH)` when it continues a run, and `test accuracy 0.9722` a
 """
 
 import argparse
+import json
 import os
+import signal
 import socket
 import sys
 
@@ -92,6 +100,31 @@ class Net(nn.Module):
         return self.fc2(F.relu(self.fc1(x.flatten(1))))
 
 
+class StopRequest:
+    """The launcher's request to stop: a preemption notice (EJOB_PREEMPT_FILE written, then
+    SIGTERM, ejob-agent's --preempt-signal) or any SIGTERM. The handler only takes note; the
+    training loop looks after every batch, so a checkpoint is never written mid-step."""
+
+    def __init__(self):
+        self.signalled = False
+        self.path = os.environ.get("EJOB_PREEMPT_FILE")
+        signal.signal(signal.SIGTERM, self._on_signal)
+
+    def _on_signal(self, signum, frame):
+        self.signalled = True
+
+    def requested(self):
+        return self.signalled or bool(self.path and os.path.exists(self.path))
+
+    def notice(self):
+        """The notice's fields (cloud, event, deadline, exit_by, ...), or None."""
+        try:
+            with open(self.path) as f:
+                return json.load(f)
+        except (TypeError, OSError, ValueError):
+            return None
+
+
 def init_distributed():
     """Joins the process group; without a launcher, a group of one on a free local port."""
     if "RANK" not in os.environ:
@@ -125,11 +158,14 @@ def load_checkpoint(path, model, optimizer, rank):
     return state[0]["epoch"]
 
 
-def train_epoch(model, loader, optimizer):
-    """One pass over this rank's shard; returns the mean loss over all ranks."""
+def train_epoch(model, loader, optimizer, stop):
+    """One pass over this rank's shard; returns the mean loss over all ranks, or None when a
+    stop was requested (the pass is left after the current batch)."""
     model.train()
     total = torch.zeros(2)  # sum of losses, number of samples
     for x, y in loader:
+        if stop.requested():
+            return None
         optimizer.zero_grad()
         loss = F.cross_entropy(model(x), y)
         loss.backward()
@@ -137,6 +173,22 @@ def train_epoch(model, loader, optimizer):
         total += torch.tensor([loss.item() * len(y), len(y)])
     dist.all_reduce(total)
     return (total[0] / total[1]).item()
+
+
+def save_and_exit(path, net, optimizer, finished_epoch, stop):
+    """A stop was requested: the node's first worker saves the model as it is now (with the
+    last finished epoch, so a resumed run repeats the one under way with these weights), and
+    every worker leaves."""
+    if int(os.environ.get("LOCAL_RANK", "0")) == 0:
+        save_checkpoint(path, net, optimizer, finished_epoch)
+        notice = stop.notice()
+        why = ("preemption notice (%s %s, the VM goes at %s)" % (
+            notice["cloud"], notice["event"], notice["deadline"]) if notice else "SIGTERM")
+        print(f"{why}: saved the model after epoch {finished_epoch} and part of the next "
+              f"(checkpoint {path}); exiting", flush=True)
+    sys.stdout.flush()
+    sys.stderr.flush()
+    os._exit(0)  # without the process group's teardown (see the end of main)
 
 
 @torch.no_grad()
@@ -148,6 +200,7 @@ def accuracy(model, dataset):
 
 def main():
     args = parse_args()
+    stop = StopRequest()  # before the slow start: a notice may come at any time
     torch.set_num_threads(1)
     torch.manual_seed(SEED)
     train_set, test_set = load_data()
@@ -167,7 +220,9 @@ def main():
     loader = DataLoader(train_set, batch_size=args.batch_size, sampler=sampler)
     for epoch in range(first, args.epochs + 1):
         sampler.set_epoch(epoch)
-        loss = train_epoch(model, loader, optimizer)
+        loss = train_epoch(model, loader, optimizer, stop)
+        if loss is None:
+            save_and_exit(path, net, optimizer, epoch - 1, stop)
         if rank == 0:
             save_checkpoint(path, net, optimizer, epoch)
             print(f"epoch {epoch}/{args.epochs} loss {loss:.4f} world {world} (restart {restart})",

@@ -7,13 +7,19 @@ worker process with a new RANK/WORLD_SIZE. So the script
   * lets only global rank 0 write checkpoints (to shared storage such as a Blob mount),
     atomically (write a temporary file, then rename), keeping the last few,
   * shards data with ElasticDistributedSampler, which can start mid-epoch where the last
-    checkpoint left off.
+    checkpoint left off,
+  * saves a checkpoint and exits when told to stop: on a spot VM about to be taken back,
+    ejob-agent writes the notice to the file EJOB_PREEMPT_FILE names and sends SIGTERM
+    (docs/spot.md); any other SIGTERM (a pod being deleted) is taken the same way. The
+    node's local rank 0 saves (every replica holds the same model) before the deadline.
 Replace build_model() and build_dataset() with your own.
 """
 
 import argparse
 import glob
+import json
 import os
+import signal
 
 import torch
 import torch.distributed as dist
@@ -56,6 +62,27 @@ def build_dataset():
     return TensorDataset(x, x.sum(dim=1, keepdim=True))
 
 
+class StopRequest:
+    """A preemption notice (EJOB_PREEMPT_FILE written, then SIGTERM) or any SIGTERM. The
+    handler only takes note; the loop looks after every step."""
+
+    def __init__(self):
+        self.signalled = False
+        self.path = os.environ.get("EJOB_PREEMPT_FILE")
+        signal.signal(signal.SIGTERM, lambda signum, frame: setattr(self, "signalled", True))
+
+    def requested(self):
+        return self.signalled or bool(self.path and os.path.exists(self.path))
+
+    def notice(self):
+        """The notice (cloud, event, deadline, exit_by and their _epoch seconds), or None."""
+        try:
+            with open(self.path) as f:
+                return json.load(f)
+        except (TypeError, OSError, ValueError):
+            return None
+
+
 def newest_checkpoint(directory):
     paths = sorted(glob.glob(os.path.join(directory, "checkpoint-*.pt")))
     return paths[-1] if paths else None
@@ -87,6 +114,7 @@ def save_checkpoint(directory, step, model, optimizer, epoch, sample, keep):
 
 def main():
     args = parse_args()
+    stop = StopRequest()
     # The launcher sets RANK, LOCAL_RANK, WORLD_SIZE, MASTER_ADDR and MASTER_PORT.
     rank, local_rank = int(os.environ["RANK"]), int(os.environ["LOCAL_RANK"])
     world = int(os.environ["WORLD_SIZE"])
@@ -110,6 +138,15 @@ def main():
         sampler.set_epoch(epoch)
         loader = DataLoader(dataset, batch_size=args.batch_size, sampler=sampler)
         for x, y in loader:
+            if stop.requested():
+                # This node is going: its first worker saves where training is, then all leave
+                # (the other nodes' next collective fails and they resume from here).
+                if local_rank == 0:
+                    save_checkpoint(args.checkpoint_dir, step, model, optimizer, epoch, sample,
+                                    args.keep)
+                    print(f"stopping at step {step} ({stop.notice() or 'SIGTERM'}): saved",
+                          flush=True)
+                os._exit(0)
             loss = torch.nn.functional.mse_loss(ddp(x.to(device)), y.to(device))
             optimizer.zero_grad()
             loss.backward()

@@ -208,6 +208,8 @@ class Harness:
         # TMPDIR inside the harness's root: torchrun's (and the agent's) torchelastic_* log
         # folders go away with it instead of piling up in /tmp.
         env.update({"PYTHON_EXEC": SYSTEM_PYTHON, "AGENT_TAG": tag, "PYTHONDONTWRITEBYTECODE": "1",
+                    # No real cloud metadata service in tests: the spot scenarios name a fake.
+                    "EJOB_SPOT_NOTICES": "off",
                     "TMPDIR": self.tmp})
         env.update(extra or {})
         return env

@@ -12,7 +12,9 @@
 #include "src/agent/elastic/c10d_round_source.hpp"
 #include "src/agent/elastic/etcd_round_source.hpp"
 #include "src/agent/elastic/etcd_v2_round_source.hpp"
+#include "src/agent/elastic/rendezvous_gate.hpp"
 #include "src/agent/elastic/static_round_source.hpp"
+#include "src/agent/preemption/notice_watcher.hpp"
 #include "src/util/error.hpp"
 
 namespace ejob::agent {
@@ -33,6 +35,32 @@ std::unique_ptr<RoundSource> make_source(const LaunchConfig& c) {
   return std::make_unique<EtcdRoundSource>(std::move(rdzv), std::move(options));
 }
 
+/// A metadata service answers within milliseconds where there is one; off a cloud a connection
+/// may hang: one second is all the watch gives it.
+constexpr long k_metadata_connect_timeout_ms = 1000;
+
+/// The preemption watch --spot-notices asks for (nullptr: off), started at once so that
+/// finding the cloud overlaps the rest of the start-up. The metadata service is at
+/// EJOB_SPOT_METADATA_URL when set (a proxy, a fake in tests).
+std::unique_ptr<NoticeWatcher> start_notice_watch(const LaunchConfig& c, const Environment& env,
+                                                  RendezvousGate& gate) {
+  NoticeSource source = parse_notice_source(c.spot_notices).value_or(NoticeSource::Off);
+  if (source == NoticeSource::Off) return nullptr;
+  auto it = env.find("EJOB_SPOT_METADATA_URL");
+  std::string text =
+      it != env.end() && !it->second.empty() ? it->second : std::string(k_default_metadata_url);
+  std::optional<MetadataUrl> url = parse_metadata_url(text);
+  if (!url)
+    throw Error(ErrorCode::Usage,
+                "EJOB_SPOT_METADATA_URL=" + text + ": not an http:// or https:// URL");
+  NoticeSettings settings;
+  settings.source = source;
+  settings.acknowledge = c.spot_ack;
+  return std::make_unique<NoticeWatcher>(
+      settings, std::make_unique<HttpMetadata>(*url, k_metadata_connect_timeout_ms),
+      [&gate] { gate.on_notice(); });
+}
+
 void warn_omp(const LaunchConfig& c, const Environment& env) {
   if (c.nproc_per_node <= 1 || env.count("OMP_NUM_THREADS")) return;
   log_warning(
@@ -48,6 +76,8 @@ int agent_main(int argc, char** argv) {
   // One malloc arena: the agent's few threads do little allocation, and every arena costs RSS.
   mallopt(M_ARENA_MAX, 1);
   AgentSignals signals;  // before any thread, so that every thread inherits the mask
+  RendezvousGate gate;
+  std::unique_ptr<NoticeWatcher> notices;  // stopped before the gate goes
   std::unique_ptr<RoundSource> source;
   // `ejob-agent --version` alone (torchrun has no such flag, so nothing else is taken from it):
   // what an image build runs to prove the agent starts in that image (glibc, libraries).
@@ -67,12 +97,13 @@ int agent_main(int argc, char** argv) {
       return 0;
     }
     LaunchConfig config = make_launch_config(options, env, detect_host(env));
+    notices = start_notice_watch(config, env, gate);
     if (auto version = resolve_torch_dialect(config, !options.no_python))
       log_info("the workers' python has torch " + *version);
     warn_omp(config, env);
     signals.exit_on_signal();
     source = make_source(config);
-    Agent agent(config, env, *source, signals);
+    Agent agent(config, env, *source, signals, notices.get(), &gate);
     return agent.run();
   } catch (const Error& e) {
     // As torchrun's `finally: rdzv_handler.shutdown()`: a failed agent closes the run.

@@ -24,12 +24,18 @@ namespace {
 /// waits.
 constexpr std::chrono::milliseconds k_watch_slice{100};
 
-/// Signals an eventfd when nodes wait to join the running round; torchrun notices the same
-/// at its next monitor tick.
+/// Signals an eventfd when nodes wait to join the running round (torchrun notices the same at
+/// its next monitor tick), or when a participant left it: a preempted node leaving, or one
+/// dropped as dead. torchrun's agents learn of a lost participant only when their workers
+/// fail in a collective; ejob's restart them as for a membership change, without spending a
+/// restart.
 class DynamicRoundWatcher : public RoundWatcher {
  public:
-  explicit DynamicRoundWatcher(DynamicRendezvous& rdzv)
-      : m_rdzv(rdzv), m_fd(::eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK)) {
+  DynamicRoundWatcher(DynamicRendezvous& rdzv, std::int64_t round, int world_size)
+      : m_rdzv(rdzv),
+        m_round(round),
+        m_world_size(world_size),
+        m_fd(::eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK)) {
     m_thread = start_helper_thread([this] { run(); });
   }
   ~DynamicRoundWatcher() override {
@@ -55,11 +61,11 @@ class DynamicRoundWatcher : public RoundWatcher {
         std::unique_lock lock(m_mutex);
         if (m_wake.wait_for(lock, k_watch_slice, [this] { return m_stop; })) return;
       }
-      // Wakes when the state changes (or after a slice); num_nodes_waiting() reads it only
-      // then, or when its 1 s cache expired.
+      // Wakes when the state changes (or after a slice); round_changed() reads it only then,
+      // or when its 1 s cache expired.
       m_rdzv.wait_for_change(k_watch_slice);
       try {
-        if (m_rdzv.num_nodes_waiting() > 0) {
+        if (m_rdzv.round_changed(m_round, m_world_size)) {
           std::uint64_t one = 1;
           [[maybe_unused]] auto n = ::write(m_fd, &one, sizeof one);
           return;
@@ -71,6 +77,8 @@ class DynamicRoundWatcher : public RoundWatcher {
   }
 
   DynamicRendezvous& m_rdzv;
+  std::int64_t m_round;
+  int m_world_size;
   int m_fd;
   std::mutex m_mutex;
   std::condition_variable m_wake;
@@ -180,8 +188,9 @@ void DynamicRoundSource::exchange_ranks_torch2(Round& round, KeyValueStore& stor
       round.group_world_size, round.version);
 }
 
-std::unique_ptr<RoundWatcher> DynamicRoundSource::watch(const Round&) {
-  return std::make_unique<DynamicRoundWatcher>(*m_rdzv);
+std::unique_ptr<RoundWatcher> DynamicRoundSource::watch(const Round& round) {
+  return std::make_unique<DynamicRoundWatcher>(*m_rdzv, std::stoll(round.version),
+                                               round.group_world_size);
 }
 
 void DynamicRoundSource::exit_barrier(const Round& round) {
@@ -195,6 +204,18 @@ void DynamicRoundSource::exit_barrier(const Round& round) {
                 "torchelastic/agent/terminal_state");
   } catch (const Error& e) {
     log_warning("exit barrier failed (ignored, as torchrun does): " + e.message());
+  }
+}
+
+void DynamicRoundSource::leave(const Round& round) {
+  try {
+    m_rdzv->leave();
+    log_info("left round " + round.version + " of the rendezvous");
+  } catch (const Error& e) {
+    log_warning(
+        "leaving the rendezvous failed (the others see this node go when its "
+        "heartbeat is stale): " +
+        e.message());
   }
 }
 

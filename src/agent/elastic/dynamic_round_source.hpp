@@ -23,10 +23,12 @@ namespace ejob::agent {
 class DynamicRoundSource : public RoundSource {
  public:
   Round next_round() override;
-  /// Polls num_nodes_waiting() every second while the workers run.
+  /// Checks the round for waiting nodes and lost participants whenever the state changes, and
+  /// at least every second, while the workers run.
   std::unique_ptr<RoundWatcher> watch(const Round& round) override;
   void exit_barrier(const Round& round) override;
   void shutdown() override;
+  void leave(const Round& round) override;
 
  protected:
   explicit DynamicRoundSource(const LaunchConfig& config)

@@ -67,6 +67,17 @@ void EtcdRoundSource::exit_barrier(const Round& round) {
   }
 }
 
+void EtcdRoundSource::leave(const Round& round) {
+  try {
+    m_rdzv->leave(round.version);
+  } catch (const Error& e) {
+    log_warning(
+        "leaving the rendezvous failed (the others see this node go when its "
+        "keep-alive expires): " +
+        e.message());
+  }
+}
+
 void EtcdRoundSource::shutdown() {
   try {
     m_rdzv->stop_keep_alive();

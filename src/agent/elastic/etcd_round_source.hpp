@@ -36,6 +36,7 @@ class EtcdRoundSource : public RoundSource {
   std::unique_ptr<RoundWatcher> watch(const Round& round) override;
   void exit_barrier(const Round& round) override;
   void shutdown() override;
+  void leave(const Round& round) override;
 
  private:
   [[nodiscard]] WorkerRanks exchange_ranks(KeyValueStore& store, const RendezvousResult& r) const;

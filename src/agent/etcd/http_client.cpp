@@ -309,6 +309,8 @@ std::string HttpClient::wire_request(const HttpRequest& request) const {
   std::string wire = std::string(request.method) + " " + std::string(request.target) +
                      " HTTP/1.1\r\nHost: " + host + ":" + std::to_string(m_endpoint.port) +
                      "\r\nUser-Agent: ejob-agent\r\nAccept: */*\r\n";
+  for (const auto& [name, value] : request.headers)
+    wire += std::string(name) + ": " + std::string(value) + "\r\n";
   if (!request.content_type.empty())
     wire += "Content-Type: " + std::string(request.content_type) + "\r\n";
   if (!request.body.empty() || request.method == "PUT" || request.method == "POST")

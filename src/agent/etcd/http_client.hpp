@@ -9,6 +9,8 @@
 #include <memory>
 #include <string>
 #include <string_view>
+#include <utility>
+#include <vector>
 
 #include "src/agent/etcd/http_response.hpp"
 
@@ -29,6 +31,8 @@ struct HttpRequest {
   std::string_view target = "/";  ///< path and query
   std::string_view content_type;  ///< empty = no Content-Type header
   std::string_view body;
+  /// Further headers (`Metadata: true` for a cloud's metadata service); none by default.
+  std::vector<std::pair<std::string_view, std::string_view>> headers;
 };
 
 /// How a request ended, apart from the transport failures that throw.

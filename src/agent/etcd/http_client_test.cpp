@@ -159,6 +159,23 @@ TEST_CASE("http client: the request on the wire, and a body delimited by the clo
   CHECK(seen.find("\r\nContent-Length: 4\r\n\r\nv=12") != std::string::npos);
 }
 
+TEST_CASE("http client: further headers go on the wire as given") {
+  std::string seen;
+  ScriptedServer server({[&](int fd) {
+    seen = read_request(fd);
+    write_text(fd, "HTTP/1.1 200 OK\r\nContent-Length: 0\r\n\r\n");
+  }});
+  HttpClient client(local(server.port()));
+  HttpResponse response;
+  HttpRequest get;
+  get.target = "/metadata/scheduledevents?api-version=2020-07-01";
+  get.headers = {{"Metadata", "true"}};
+  REQUIRE(client.request(get, 5000, response) == HttpEnd::Complete);
+  CHECK(response.status == 200);
+  CHECK(seen.rfind("GET /metadata/scheduledevents?api-version=2020-07-01 HTTP/1.1\r\n", 0) == 0);
+  CHECK(seen.find("\r\nMetadata: true\r\n") != std::string::npos);
+}
+
 TEST_CASE("http client: a server that says nothing times out, and cancel ends a request at once") {
   ScriptedServer silent({[](int fd) {
                            read_request(fd);

@@ -2,7 +2,11 @@
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <cctype>
+#include <csignal>
+#include <cstdio>
+#include <cstring>
 #include <filesystem>
 #include <random>
 
@@ -139,6 +143,43 @@ std::vector<StdStreams> parse_std_streams(const std::string& text, int nproc) {
   return out;
 }
 
+std::optional<int> parse_signal(const std::string& text) {
+  std::string upper;
+  for (char ch : text) upper += static_cast<char>(std::toupper(static_cast<unsigned char>(ch)));
+  if (upper == "NONE" || upper == "0") return 0;
+  if (!upper.empty() && std::all_of(upper.begin(), upper.end(), ::isdigit))
+    return upper.size() <= 2 && std::stoi(upper) < NSIG ? std::optional(std::stoi(upper))
+                                                        : std::nullopt;
+  std::string_view name = upper.rfind("SIG", 0) == 0 ? std::string_view(upper).substr(3) : upper;
+  for (int sig = 1; sig < NSIG; ++sig)
+    if (const char* abbrev = sigabbrev_np(sig); abbrev != nullptr && name == abbrev) return sig;
+  return std::nullopt;
+}
+
+namespace {
+
+/// --spot-notices (a valid word already), --preempt-signal, --preempt-grace, --spot-ack.
+void set_preemption(const LaunchOptions& o, LaunchConfig& c) {
+  std::optional<int> sig = parse_signal(o.preempt_signal);
+  if (!sig)
+    usage("--preempt-signal=" + o.preempt_signal +
+          ": not a signal (a name such as SIGTERM or SIGUSR1, a number, or none)");
+  if (*sig == SIGKILL || *sig == SIGSTOP)
+    usage("--preempt-signal=" + o.preempt_signal +
+          ": a worker cannot catch it, so it could not checkpoint");
+  if (o.preempt_grace < 0 || o.preempt_grace > 3600) {
+    char seconds[32];
+    std::snprintf(seconds, sizeof seconds, "%g", o.preempt_grace);
+    usage(std::string("--preempt-grace=") + seconds + ": must be 0 to 3600 seconds");
+  }
+  c.spot_notices = o.spot_notices;
+  c.preempt_signal = *sig;
+  c.preempt_grace = std::chrono::milliseconds(static_cast<long>(o.preempt_grace * 1000));
+  c.spot_ack = o.spot_ack;
+}
+
+}  // namespace
+
 LaunchConfig make_launch_config(const LaunchOptions& o, const Environment& env,
                                 const HostInfo& host) {
   LaunchConfig c;
@@ -201,6 +242,7 @@ LaunchConfig make_launch_config(const LaunchOptions& o, const Environment& env,
   if (!o.preload.empty() && o.no_python && !o.run_path)
     usage("--preload needs a python worker; it cannot be used with --no_python.");
   c.preload = o.preload;
+  set_preemption(o, c);
   if (o.torch_version) c.torch = dialect_of_torch_version(*o.torch_version);
   auto no_share = env.find("TORCH_DISABLE_SHARE_RDZV_TCP_STORE");
   c.share_agent_store = no_share == env.end() || no_share->second != "1";

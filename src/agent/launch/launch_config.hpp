@@ -3,6 +3,8 @@
 /// torchrun's config_from_args does (nnodes range, nproc_per_node cpu/gpu/auto, backend,
 /// endpoint, rdzv_conf, redirects/tee maps, the worker command line).
 
+#include <chrono>
+#include <csignal>
 #include <optional>
 #include <string>
 #include <vector>
@@ -63,7 +65,18 @@ struct LaunchConfig {
   /// torch 2.x with TORCH_ELASTIC_WORKER_IDENTICAL=1: every agent runs nproc_per_node workers
   /// of one role, so ranks follow from the group rank without the role_info exchange.
   bool workers_identical = false;
+  /// Preemption notices (docs/spot.md): the --spot-notices word, the signal each worker gets
+  /// on a notice (0: none), how long before the deadline the workers must have exited, and
+  /// whether Azure is told once the agent left.
+  std::string spot_notices = "auto";
+  int preempt_signal = SIGTERM;
+  std::chrono::milliseconds preempt_grace{5000};
+  bool spot_ack = false;
 };
+
+/// A signal as --preempt-signal takes it: `SIGTERM`, `TERM`, `sigusr1`, `15`, or `none`/`0`
+/// (none: 0). nullopt for anything else.
+std::optional<int> parse_signal(const std::string& text);
 
 /// Fills config.torch when --torch_version did not: the version of the torch the worker's
 /// python has (`python` is the interpreter of the worker command; none with --no_python),

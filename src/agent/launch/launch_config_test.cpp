@@ -134,6 +134,29 @@ TEST_CASE("launch config: nnodes and redirects validation") {
         "0:1, does not match: <^[0123]$> or <^(\\d:[0123],)*(\\d:[0123])$>");
 }
 
+TEST_CASE("launch config: preemption signal and grace") {
+  LaunchConfig c = config({"t.py"});
+  CHECK(c.spot_notices == "auto");
+  CHECK(c.preempt_signal == SIGTERM);
+  CHECK(c.preempt_grace == std::chrono::seconds(5));
+  c = config({"--spot-notices=off", "--preempt-signal=usr1", "--preempt-grace=0.5", "t.py"});
+  CHECK(c.spot_notices == "off");
+  CHECK(c.preempt_signal == SIGUSR1);
+  CHECK(c.preempt_grace == std::chrono::milliseconds(500));
+  CHECK(config({"--preempt-signal=none", "t.py"}).preempt_signal == 0);
+  CHECK(config({"--preempt-signal=10", "t.py"}).preempt_signal == 10);
+  CHECK(config_error({"--preempt-signal=SIGFOO", "t.py"}) ==
+        "--preempt-signal=SIGFOO: not a signal (a name such as SIGTERM or SIGUSR1, a number, "
+        "or none)");
+  CHECK(config_error({"--preempt-signal=KILL", "t.py"}) ==
+        "--preempt-signal=KILL: a worker cannot catch it, so it could not checkpoint");
+  CHECK(config_error({"--preempt-grace=-1", "t.py"}) ==
+        "--preempt-grace=-1: must be 0 to 3600 seconds");
+  CHECK(parse_signal("SIGHUP") == SIGHUP);
+  CHECK(parse_signal("99") == std::nullopt);
+  CHECK(parse_signal("") == std::nullopt);
+}
+
 TEST_CASE("launch config: TORCH_ELASTIC_WORKER_IDENTICAL=1 (and only 1) skips the rank exchange") {
   std::vector<std::string> args = {"--rdzv_backend=c10d", "--torch_version=2.6", "t.py"};
   CHECK(config(args, {{"TORCH_ELASTIC_WORKER_IDENTICAL", "1"}}).workers_identical);

@@ -112,6 +112,24 @@ const std::vector<FlagSpec>& flag_table() {
       {"local_addr", spellings({"--local_addr"}), Kind::Value, EJOB_STR(local_addr)},
       {"torch_version", spellings({"--torch_version"}), Kind::Value, EJOB_STR(torch_version)},
       {"preload", {"--preload"}, Kind::Value, EJOB_STR(preload)},
+      // ejob's flags of docs/spot.md: named as the docs write them, with the dash first.
+      {"spot_notices",
+       {"--spot-notices", "--spot_notices"},
+       Kind::Value,
+       [](LaunchOptions& o, const std::string& v, const std::string& d) {
+         o.spot_notices = choice(v, d, {"auto", "azure", "aws", "gce", "off"});
+       }},
+      {"preempt_signal",
+       {"--preempt-signal", "--preempt_signal"},
+       Kind::Value,
+       EJOB_STR(preempt_signal)},
+      {"preempt_grace",
+       {"--preempt-grace", "--preempt_grace"},
+       Kind::Value,
+       [](LaunchOptions& o, const std::string& v, const std::string& d) {
+         o.preempt_grace = to_float(v, d);
+       }},
+      {"spot_ack", {"--spot-ack", "--spot_ack"}, Kind::Flag, EJOB_FLAG(spot_ack)},
   };
   return table;
 }
@@ -119,6 +137,13 @@ const std::vector<FlagSpec>& flag_table() {
 #undef EJOB_STR
 #undef EJOB_INT
 #undef EJOB_FLAG
+
+/// The row of `dest`.
+const FlagSpec& find_flag_exact(std::string_view dest) {
+  for (const auto& f : flag_table())
+    if (f.dest == dest) return f;
+  throw Error(ErrorCode::Internal, "no flag " + std::string(dest));
+}
 
 /// argparse's way of naming an argument in messages: its option strings joined by '/'.
 std::string display(const FlagSpec& f) {
@@ -128,8 +153,11 @@ std::string display(const FlagSpec& f) {
 }
 
 /// `PET_<DEST>` fallbacks: value flags take the string as their default, switches take
-/// bool(int(value)) like torchrun's check_env action.
+/// bool(int(value)) like torchrun's check_env action. EJOB_SPOT_NOTICES comes first: the
+/// image's or the platform's choice, which a job's PET_SPOT_NOTICES and its flag override.
 void apply_environment(LaunchOptions& o, const Environment& env) {
+  if (auto it = env.find("EJOB_SPOT_NOTICES"); it != env.end())
+    find_flag_exact("spot_notices").store(o, it->second, "EJOB_SPOT_NOTICES");
   for (const auto& f : flag_table()) {
     if (f.kind == Kind::Help) continue;
     std::string name = "PET_" + std::string(f.dest);
@@ -146,7 +174,10 @@ void apply_environment(LaunchOptions& o, const Environment& env) {
 
 /// ejob-agent's own flags, which torchrun does not have.
 bool ejob_only(const FlagSpec& f) {
-  return std::string_view(f.dest) == "torch_version" || std::string_view(f.dest) == "preload";
+  for (std::string_view own :
+       {"torch_version", "preload", "spot_notices", "preempt_signal", "preempt_grace", "spot_ack"})
+    if (f.dest == own) return true;
+  return false;
 }
 
 /// The flag of which `option` is a unique prefix among torchrun's flags (ejob_own false)
@@ -277,6 +308,8 @@ std::string launch_usage() {
                   [--node_rank NODE_RANK] [--master_addr MASTER_ADDR]
                   [--master_port MASTER_PORT] [--local_addr LOCAL_ADDR]
                   [--torch_version TORCH_VERSION] [--preload MODULES]
+                  [--spot-notices {auto,azure,aws,gce,off}] [--preempt-signal SIGNAL]
+                  [--preempt-grace SECONDS] [--spot-ack]
                   training_script ...
 
 A drop-in for torchrun (torch.distributed.run 1.13) that joins the same etcd rendezvous.
@@ -312,6 +345,15 @@ the environment fallback PET_<FLAG> (PET_NNODES=2); the command line wins.
   --preload M1,M2,...       start each worker's python while the round forms and import these
                             modules there (e.g. torch); the script runs once the round is
                             complete (ejob's flag; docs/agent.md, Warm workers)
+  --spot-notices auto|azure|aws|gce|off   where the cloud announces that this spot VM goes:
+                            on a notice the workers find EJOB_PREEMPT_FILE written and get
+                            --preempt-signal, the agent leaves the rendezvous and exits 143
+                            (ejob's flag, also EJOB_SPOT_NOTICES; default auto; docs/spot.md)
+  --preempt-signal SIGNAL   sent to each worker on a notice: a name, a number or none
+                            (default SIGTERM)
+  --preempt-grace SECONDS   the workers must exit this long before the deadline; the agent
+                            kills what is left then (default 5)
+  --spot-ack                Azure: acknowledge the event once the agent left, so the VM may go
 
 The worker interpreter is $PYTHON_EXEC, else python3. "${local_rank}" in script arguments is
 replaced by each worker's local rank.

@@ -47,6 +47,14 @@ struct LaunchOptions {
   /// ejob's own: modules each worker's python imports before the round completes
   /// (warm_start.hpp), comma-separated; empty: none.
   std::string preload;
+  /// ejob's own, docs/spot.md: where preemption notices come from (`auto`, `azure`, `aws`,
+  /// `gce`, `off`; also EJOB_SPOT_NOTICES, below PET_SPOT_NOTICES), the signal the workers get
+  /// on a notice (a name, a number or `none`), the seconds before the deadline by which the
+  /// workers must have exited, and whether Azure is told the VM may go once the agent left.
+  std::string spot_notices = "auto";
+  std::string preempt_signal = "SIGTERM";
+  double preempt_grace = 5;
+  bool spot_ack = false;
   bool help = false;
   std::string training_script;
   std::vector<std::string> training_script_args;

@@ -131,6 +131,35 @@ TEST_CASE("launch options: errors use argparse's wording") {
         "argument --master_port/--master-port: invalid int value: 'abc'");
 }
 
+TEST_CASE("launch options: the preemption flags, EJOB_SPOT_NOTICES below PET_SPOT_NOTICES") {
+  LaunchOptions o = parse({"t.py"});
+  CHECK(o.spot_notices == "auto");
+  CHECK(o.preempt_signal == "SIGTERM");
+  CHECK(o.preempt_grace == 5);
+  CHECK_FALSE(o.spot_ack);
+  o = parse({"--spot-notices=gce", "--preempt_signal", "SIGUSR1", "--preempt-grace=2.5",
+             "--spot-ack", "t.py"});
+  CHECK(o.spot_notices == "gce");
+  CHECK(o.preempt_signal == "SIGUSR1");
+  CHECK(o.preempt_grace == 2.5);
+  CHECK(o.spot_ack);
+  CHECK(parse({"t.py"}, {{"EJOB_SPOT_NOTICES", "off"}}).spot_notices == "off");
+  CHECK(parse({"t.py"}, {{"EJOB_SPOT_NOTICES", "off"}, {"PET_SPOT_NOTICES", "aws"}}).spot_notices ==
+        "aws");
+  CHECK(parse({"--spot-notices=azure", "t.py"}, {{"PET_SPOT_NOTICES", "aws"}}).spot_notices ==
+        "azure");
+  CHECK(parse({"t.py"}, {{"PET_SPOT_ACK", "1"}}).spot_ack);
+  CHECK(parse_error({"--spot-notices=ec2", "t.py"}) ==
+        "argument --spot-notices/--spot_notices: invalid choice: 'ec2' (choose from 'auto', "
+        "'azure', 'aws', 'gce', 'off')");
+  CHECK(parse_error({"t.py"}, {{"EJOB_SPOT_NOTICES", "yes"}}) ==
+        "argument EJOB_SPOT_NOTICES: invalid choice: 'yes' (choose from 'auto', 'azure', 'aws', "
+        "'gce', 'off')");
+  CHECK(parse_error({"--spot=off", "t.py"}) ==
+        "ambiguous option: --spot could match --spot-notices, --spot_notices, --spot-ack, "
+        "--spot_ack");
+}
+
 TEST_CASE("launch options: --help needs no script") {
   CHECK(parse({"--help"}).help);
   CHECK(parse({"-h"}).help);

@@ -142,6 +142,14 @@ RdzvAction decide_exit(const RdzvContext& c) {
   return c.past_deadline ? RdzvAction::ErrorTimeout : RdzvAction::RemoveFromParticipants;
 }
 
+RdzvAction decide_leave(const RdzvContext& c) {
+  if (c.past_deadline) return RdzvAction::ErrorTimeout;
+  if (is_participant(c.state, c.me)) return RdzvAction::RemoveFromParticipants;
+  if (is_waiting(c.state, c.me)) return RdzvAction::RemoveFromWaitList;
+  if (is_redundant(c.state, c.me)) return RdzvAction::RemoveFromRedundancyList;
+  return RdzvAction::Finish;
+}
+
 RdzvAction decide_close(const RdzvContext& c) {
   if (c.state.closed) return RdzvAction::Finish;
   return c.past_deadline ? RdzvAction::ErrorTimeout : RdzvAction::MarkClosed;

@@ -64,6 +64,9 @@ struct RdzvContext {
 RdzvAction decide_join(const RdzvContext& c);
 /// _RendezvousExitOp.
 RdzvAction decide_exit(const RdzvContext& c);
+/// A node leaving for good (ejob's, no torch op): out of the participants as the exit op
+/// removes it, then off the wait and redundancy lists; Finish once in none of them.
+RdzvAction decide_leave(const RdzvContext& c);
 /// _RendezvousCloseOp.
 RdzvAction decide_close(const RdzvContext& c);
 /// _RendezvousKeepAliveOp.

@@ -70,6 +70,30 @@ TEST_CASE("dynamic ops: the last participant to leave a complete round starts th
   CHECK(decide_exit(RdzvContext{k_a, s, l, k_now}) == RdzvAction::Finish);
 }
 
+TEST_CASE("dynamic ops: a leaving node goes from participants, wait list and redundancy list") {
+  DynamicLimits l{1, 3};
+  DynamicState s = joined({k_a, k_b}, l);
+  apply_action(RdzvAction::MarkComplete, s, k_a, l, k_now);
+  auto leave = [&](const NodeDesc& me) { return decide_leave(RdzvContext{me, s, l, k_now}); };
+  CHECK(leave(k_a) == RdzvAction::RemoveFromParticipants);
+  apply_action(RdzvAction::RemoveFromParticipants, s, k_a, l, k_now);
+  CHECK(s.complete);  // k_b is still in it, one short
+  CHECK(s.round == 0);
+  CHECK(leave(k_a) == RdzvAction::Finish);
+  apply_action(RdzvAction::AddToWaitList, s, k_c, l, k_now);
+  CHECK(leave(k_c) == RdzvAction::RemoveFromWaitList);
+  apply_action(RdzvAction::RemoveFromWaitList, s, k_c, l, k_now);
+  CHECK(s.wait_list.empty());
+  apply_action(RdzvAction::RemoveFromParticipants, s, k_b, l, k_now);
+  CHECK(s.round == 1);  // the last one out starts the next round
+  CHECK_FALSE(s.complete);
+  DynamicState t;
+  t.dialect = RdzvDialect::Torch2;
+  apply_action(RdzvAction::AddToRedundancyList, t, k_a, l, k_now);
+  CHECK(decide_leave(RdzvContext{k_a, t, l, k_now}) == RdzvAction::RemoveFromRedundancyList);
+  CHECK(decide_leave(RdzvContext{k_a, t, l, k_now, true}) == RdzvAction::ErrorTimeout);
+}
+
 TEST_CASE("dynamic ops: heartbeats older than 15 s remove their node, with the epilogue") {
   DynamicLimits l{2, 3};
   DynamicState s = joined({k_a, k_b}, l);

@@ -254,6 +254,19 @@ void DynamicRendezvous::shutdown() {
   }
 }
 
+void DynamicRendezvous::leave() {
+  stop_heartbeats();
+  std::lock_guard lock(m_lock);
+  run_op(decide_leave, Clock::now() + m_timeouts.close, "leave");
+}
+
+bool DynamicRendezvous::round_changed(std::int64_t round, int world_size) {
+  std::lock_guard lock(m_lock);
+  sync();
+  return !m_state.wait_list.empty() || m_state.round != round || !m_state.complete ||
+         static_cast<int>(m_state.participants.size()) != world_size || rank_of(m_state, m_me) < 0;
+}
+
 void DynamicRendezvous::start_heartbeats() {
   stop_heartbeats();
   m_heartbeat_stop = false;

@@ -100,6 +100,15 @@ class DynamicRendezvous {
   bool is_closed();
   /// Stops heartbeats and marks the run closed; failures are logged, not thrown.
   void shutdown();
+  /// Stops heartbeats and takes this node out of the state for good (decide_leave) without
+  /// closing the run: a complete round's other participants then see it one short, and the
+  /// last of them to leave it starts the next round at once, instead of after this node's
+  /// heartbeat went stale (15 s). Throws as next_rendezvous (within the close timeout).
+  void leave();
+  /// Whether the complete round `round` of `world_size` nodes, this one among them, is no
+  /// longer as it was (after a sync, served from the 1 s cache when fresh): nodes wait to
+  /// join, a participant left it or was dropped as dead, or the round moved on.
+  bool round_changed(std::int64_t round, int world_size);
   /// Returns when the stored state changed (as far as the backend can tell) or after
   /// `timeout`; a watcher's cheap way to poll num_nodes_waiting().
   void wait_for_change(std::chrono::milliseconds timeout);

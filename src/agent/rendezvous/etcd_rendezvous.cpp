@@ -135,6 +135,25 @@ void EtcdRendezvous::stop_keep_alive() {
   m_keep_alive.reset();
 }
 
+void EtcdRendezvous::leave(const std::string& version) {
+  stop_keep_alive();
+  if (!m_own_keep_alive.empty()) {
+    EtcdResult gone = m_client.remove(m_own_keep_alive);
+    if (!gone.ok() && !gone.is(etcd_error::key_not_found))
+      fail_unexpected("delete " + m_own_keep_alive, gone);
+    m_own_keep_alive.clear();
+  }
+  EtcdResult active = m_client.get(path("/rdzv/active_version"));
+  if (active.is(etcd_error::key_not_found)) return;
+  if (!active.ok()) fail_unexpected("get active_version", active);
+  RdzvState s = parse_rdzv_state(active.node.value);
+  if (s.status != "final" || s.version != version) return;
+  EtcdResult d = m_client.remove(path("/rdzv/active_version"), active.node.value);
+  if (!d.ok() && !d.is(etcd_error::compare_failed) && !d.is(etcd_error::key_not_found))
+    fail_unexpected("destroy active_version", d);
+  log_info("left rendezvous version " + version + " (keep-alive deleted, round destroyed)");
+}
+
 RendezvousResult EtcdRendezvous::next_rendezvous() {
   m_deadline = Clock::now() + std::chrono::seconds(m_settings.timeout_s);
   std::string last_failure;

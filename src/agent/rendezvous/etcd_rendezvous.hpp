@@ -60,6 +60,12 @@ class EtcdRendezvous {
   void set_closed();
   /// Stops refreshing this agent's keep-alive (it then expires within 10 s).
   void stop_keep_alive();
+  /// Leaves the final round `version` for good without closing the run: stops refreshing this
+  /// agent's keep-alive, deletes it, and destroys the round by compare-and-delete, as an agent
+  /// waiting to replace it does once a keep-alive is gone (§1.4, step 8). The others create
+  /// the next round at once instead of after the key's TTL (≤ 10 s). Leaves a round that is
+  /// no longer the active one alone. Throws ejob::Error(Transport).
+  void leave(const std::string& version);
 
   /// The full etcd path of `rel` under the run, e.g. path("/rdzv") = `P/run_<id>/rdzv`.
   [[nodiscard]] std::string path(const std::string& rel) const;

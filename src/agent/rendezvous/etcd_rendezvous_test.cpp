@@ -93,6 +93,31 @@ TEST_CASE("etcd rendezvous: a late joiner is counted, and the round is replaced 
   CHECK(rb.world_size == 2);
 }
 
+TEST_CASE("etcd rendezvous: a leaving agent deletes its keep-alive and destroys the round") {
+  EtcdProcess etcd;
+  EtcdRendezvous a(options_for(etcd), settings(30, 30), "leave", 1, 2);
+  EtcdRendezvous b(options_for(etcd), settings(30, 30), "leave", 1, 2);
+  auto fa = std::async(std::launch::async, [&] { return a.next_rendezvous(); });
+  RendezvousResult rb = b.next_rendezvous();
+  RendezvousResult ra = fa.get();
+  REQUIRE(ra.world_size == 2);
+  std::string mine = "/torchelastic/p2p/run_leave/rdzv/v_1/rank_" + std::to_string(ra.rank);
+  std::string theirs = "/torchelastic/p2p/run_leave/rdzv/v_1/rank_" + std::to_string(rb.rank);
+  a.leave("1");
+  CHECK(a.client().get(mine).is(etcd_error::key_not_found));
+  CHECK(a.client().get(theirs).ok());  // the other's key is the other's to drop
+  CHECK(a.client()
+            .get("/torchelastic/p2p/run_leave/rdzv/active_version")
+            .is(etcd_error::key_not_found));
+  // A newcomer creates round 2 at once (a short last call: min 1 < max 2).
+  EtcdRendezvous c(options_for(etcd), settings(30, 1), "leave", 1, 2);
+  RendezvousResult rc = c.next_rendezvous();
+  CHECK(rc.version == "2");
+  CHECK(rc.world_size == 1);
+  a.leave("1");  // a round that is not the active one is left alone
+  CHECK(state_of(a.client(), "leave").find(R"("version": "2")") != std::string::npos);
+}
+
 TEST_CASE("etcd rendezvous: a closed run refuses new agents") {
   EtcdProcess etcd;
   EtcdRendezvous a(options_for(etcd), settings(30, 0), "done", 1, 1);

@@ -35,6 +35,10 @@ class RoundSource {
   virtual void exit_barrier(const Round& round) = 0;
   /// Closes the run for everybody (after success or failure, never after a signal).
   virtual void shutdown() = 0;
+  /// Leaves the rendezvous for good without closing the run, the way the protocol lets the
+  /// others see it at once (a node whose VM the cloud takes back): they re-form without this
+  /// one instead of waiting for its keep-alive to expire. Failures are logged, not thrown.
+  virtual void leave(const Round& /*round*/) {}
 };
 
 }  // namespace ejob::agent

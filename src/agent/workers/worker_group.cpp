@@ -256,7 +256,7 @@ void WorkerGroup::drain_tees(std::chrono::milliseconds limit) {
   }
 }
 
-GroupResult WorkerGroup::wait(int watch_fd) {
+GroupResult WorkerGroup::wait(int watch_fd, int notice_fd) {
   while (true) {
     reap();
     if (!m_failed.empty()) return {GroupEvent::Failed, 0, m_failed};
@@ -264,8 +264,9 @@ GroupResult WorkerGroup::wait(int watch_fd) {
       drain_tees(std::chrono::milliseconds(2000));
       return {GroupEvent::Succeeded, 0, {}};
     }
-    std::vector<pollfd> fds = {{m_signal_fd, POLLIN, 0}};
-    if (watch_fd >= 0) fds.push_back({watch_fd, POLLIN, 0});
+    // Unused slots poll fd -1, which poll() skips.
+    std::vector<pollfd> fds = {
+        {m_signal_fd, POLLIN, 0}, {watch_fd, POLLIN, 0}, {notice_fd, POLLIN, 0}};
     size_t first_tee = fds.size();
     std::vector<Tee*> owners;
     for (auto& t : m_tees)
@@ -277,10 +278,10 @@ GroupResult WorkerGroup::wait(int watch_fd) {
       throw Error(ErrorCode::Internal, std::string("poll failed: ") + std::strerror(errno));
     for (size_t i = first_tee; i < fds.size(); ++i)
       if (fds[i].revents != 0) read_tee(*owners[i - first_tee]);
+    // A notice outranks a membership change: this node is leaving either way.
+    if (notice_fd >= 0 && fds[2].revents != 0) return {GroupEvent::Notice, 0, {}};
     if (watch_fd >= 0 && fds[1].revents != 0) return {GroupEvent::Watch, 0, {}};
-    signalfd_siginfo info{};
-    while (::read(m_signal_fd, &info, sizeof info) == sizeof info)
-      if (info.ssi_signo != SIGCHLD) m_pending_signal = static_cast<int>(info.ssi_signo);
+    read_signals();
     if (m_pending_signal != 0) {
       int sig = m_pending_signal;
       m_pending_signal = 0;
@@ -289,21 +290,48 @@ GroupResult WorkerGroup::wait(int watch_fd) {
   }
 }
 
+/// Consumes the signalfd: SIGCHLD only wakes the caller to reap; another signal is kept.
+void WorkerGroup::read_signals() {
+  signalfd_siginfo info{};
+  while (::read(m_signal_fd, &info, sizeof info) == sizeof info)
+    if (info.ssi_signo != SIGCHLD) m_pending_signal = static_cast<int>(info.ssi_signo);
+}
+
+void WorkerGroup::signal_workers(int sig) {
+  for (const auto& w : m_workers)
+    if (w.running) ::kill(w.pid, sig);
+}
+
+bool WorkerGroup::await_exit(std::chrono::milliseconds limit) {
+  auto deadline = Clock::now() + limit;
+  while (true) {
+    reap();
+    if (all_exited() || Clock::now() >= deadline) return all_exited();
+    std::vector<pollfd> fds = {{m_signal_fd, POLLIN, 0}};
+    std::vector<Tee*> owners;
+    for (auto& t : m_tees)
+      if (t.fd >= 0) {
+        fds.push_back({t.fd, POLLIN, 0});
+        owners.push_back(&t);
+      }
+    auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - Clock::now());
+    ::poll(fds.data(), fds.size(), static_cast<int>(std::max<long>(left.count(), 1)));
+    for (size_t i = 1; i < fds.size(); ++i)
+      if (fds[i].revents != 0) read_tee(*owners[i - 1]);
+    read_signals();
+  }
+}
+
 void WorkerGroup::stop(int sig, std::chrono::milliseconds grace) {
   for (const auto& w : m_workers)
     if (w.running) ::kill(-w.pid, sig);
-  auto deadline = Clock::now() + grace;
-  while (true) {
-    reap();
-    if (all_exited() || Clock::now() >= deadline) break;
-    pollfd fd{m_signal_fd, POLLIN, 0};
-    auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - Clock::now());
-    ::poll(&fd, 1, static_cast<int>(std::max<long>(left.count(), 1)));
-    signalfd_siginfo info{};
-    while (::read(m_signal_fd, &info, sizeof info) == sizeof info)
-      if (info.ssi_signo != SIGCHLD) m_pending_signal = static_cast<int>(info.ssi_signo);
-  }
-  // SIGKILL whatever is left in the workers' process groups, including their own children.
+  await_exit(grace);
+  kill_remaining();
+}
+
+/// SIGKILLs whatever is left in the workers' process groups, including their own children,
+/// and reaps it.
+void WorkerGroup::kill_remaining() {
   for (const auto& w : m_workers) ::kill(-w.pid, SIGKILL);
   while (!all_exited()) {
     int status = 0;

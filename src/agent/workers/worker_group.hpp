@@ -44,6 +44,7 @@ enum class GroupEvent {
   Failed,     ///< a worker exited non-zero (the others are still running)
   Watch,      ///< the watch fd became readable (membership change)
   Signal,     ///< the agent received a forwarded signal
+  Notice,     ///< the notice fd became readable (the cloud announced a preemption)
 };
 
 /// The result of wait().
@@ -71,12 +72,18 @@ class WorkerGroup {
   /// for one that died before its release. Throws ejob::Error(Io) when a log file cannot be
   /// opened or a process cannot be created.
   void start(const std::vector<WorkerLaunch>& workers);
-  /// Blocks until the group succeeds, a worker fails, `watch_fd` (-1: none) is readable or a
-  /// forwarded signal arrives.
-  GroupResult wait(int watch_fd);
+  /// Blocks until the group succeeds, a worker fails, `watch_fd` or `notice_fd` (-1: none) is
+  /// readable or a forwarded signal arrives.
+  GroupResult wait(int watch_fd, int notice_fd = -1);
   /// Sends `sig` to every live worker's process group, waits up to `grace`, then SIGKILLs
   /// the groups and reaps everything. Failures seen meanwhile are added to failed().
   void stop(int sig, std::chrono::milliseconds grace);
+  /// Sends `sig` to each live worker process itself, not its process group: a training
+  /// script's DataLoader workers and other children must not die of a signal meant for it.
+  void signal_workers(int sig);
+  /// Waits until every worker has exited or `limit` passed, copying teed output meanwhile;
+  /// true when all exited. A forwarded signal arriving meanwhile is kept in pending_signal().
+  bool await_exit(std::chrono::milliseconds limit);
   /// Pids of the live workers (for tests and logs).
   [[nodiscard]] std::vector<pid_t> pids() const;
   /// A forwarded signal that arrived during stop() (0: none).
@@ -92,6 +99,8 @@ class WorkerGroup {
   void reap();
   bool read_tee(Tee& tee);
   void drain_tees(std::chrono::milliseconds limit);
+  void read_signals();
+  void kill_remaining();
   [[nodiscard]] bool all_exited() const;
 
   int m_signal_fd;

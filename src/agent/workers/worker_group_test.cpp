@@ -132,3 +132,39 @@ TEST_CASE("worker group: a forwarded signal to the agent is reported") {
   group.stop(r.signal, std::chrono::seconds(5));
   CHECK(group.pids().empty());
 }
+
+TEST_CASE("worker group: a readable notice fd interrupts the wait, before a watch fd") {
+  AgentSignals signals;
+  int watch[2], notice[2];
+  REQUIRE(::pipe(watch) == 0);
+  REQUIRE(::pipe(notice) == 0);
+  WorkerGroup group(signals.fd());
+  group.start({shell("exec sleep 30")});
+  REQUIRE(::write(watch[1], "x", 1) == 1);
+  REQUIRE(::write(notice[1], "x", 1) == 1);
+  CHECK(group.wait(watch[0], notice[0]).event == GroupEvent::Notice);
+  group.stop(SIGTERM, std::chrono::seconds(5));
+  for (int fd : {watch[0], watch[1], notice[0], notice[1]}) ::close(fd);
+}
+
+TEST_CASE("worker group: signal_workers reaches the worker alone, and await_exit waits for it") {
+  AgentSignals signals;
+  auto dir = std::filesystem::temp_directory_path() / ("ejob-wgs-" + std::to_string(::getpid()));
+  std::filesystem::create_directories(dir);
+  std::string pidfile = (dir / "child.pid").string();
+  std::string marker = (dir / "checkpoint").string();
+  WorkerGroup group(signals.fd());
+  // A worker that checkpoints on SIGUSR1 and exits, and its child that the signal must spare.
+  group.start({shell("trap 'echo saved > " + marker + "; exit 0' USR1; sleep 30 & echo $! > " +
+                     pidfile + "; while :; do sleep 0.05; done")});
+  while (slurp(pidfile).empty()) ::usleep(10000);
+  pid_t child = std::stoi(slurp(pidfile));
+  CHECK_FALSE(group.await_exit(std::chrono::milliseconds(50)));
+  group.signal_workers(SIGUSR1);
+  CHECK(group.await_exit(std::chrono::seconds(10)));
+  CHECK(slurp(marker) == "saved\n");
+  CHECK(alive(child));  // not in the signal's way; the stop that follows ends it
+  group.stop(SIGKILL, std::chrono::milliseconds(0));
+  CHECK_FALSE(alive(child));
+  std::filesystem::remove_all(dir);
+}
