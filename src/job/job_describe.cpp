@@ -185,10 +185,11 @@ std::string rendezvous_text(const Engine& e, const JobView& view) {
     const std::string backend = json_text(json_at(policy, {"rdzvBackend"}));
     const std::string port = json_text(json_at(policy, {"rdzvPort"}));
     return (backend.empty() ? "c10d" : backend) + " " + name +
-           "-worker-0:" + (port.empty() ? "29400" : port) + " (worker 0 hosts the store)";
+           "-worker-0:" + (port.empty() ? "<its pytorchjob-port>" : port) +
+           " (worker 0 hosts the store)";
   }
   if (e.id == EngineId::TrainJob)
-    return "static, " + name + "-node-0-0." + name + ":29400 (node 0 is the master)";
+    return "static, master " + name + "-node-0-0." + name + " (node 0)";
   std::string rdzv = or_none(json_text(json_at(view.job, {"spec", "rdzvEndpoint"})));
   for (const Json& pod : view.own_pods)
     rdzv += " (pod " + json_text(json_at(pod, {"metadata", "name"})) + ": " + pod_status_word(pod) +

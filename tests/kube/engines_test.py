@@ -155,7 +155,7 @@ class TrainJobTest(EngineBase):
         pods = self.pods("tj-node-0-")
         env = self.env_of(pods[1], "node")
         self.assertEqual((env["PET_NNODES"], env["PET_NODE_RANK"], env["PET_MASTER_ADDR"], env["PET_MASTER_PORT"]),
-                         ("2", "1", "tj-node-0-0.tj", "29400"))
+                         ("2", "1", "tj-node-0-0.tj", "29500"))
         self.say(pods[0], "node", "rank 0 up")
         self.say(pods[1], "node", "rank 1 up")
         self.assertEqual(self.ejob("logs", "tj").stdout, "[node-0] rank 0 up\n[node-1] rank 1 up\n")

@@ -252,8 +252,8 @@ class Kubeflow:
                 {"name": "PET_NODE_RANK", "valueFrom": {"fieldRef": {
                     "fieldPath": "metadata.annotations['batch.kubernetes.io/job-completion-index']"}}},
                 {"name": "PET_MASTER_ADDR", "value": f"{name}-node-0-0.{name}"},
-                {"name": "PET_MASTER_PORT", "value": "29400"}]
-            c["ports"] = [{"containerPort": 29400}]
+                {"name": "PET_MASTER_PORT", "value": "29500"}]  # Trainer v2.3.0's trainer port
+            c["ports"] = [{"containerPort": 29500}]
 
     def apply_patches(self, rj, tj):
         for patch in tj["spec"].get("runtimePatches", []):
