@@ -1,7 +1,10 @@
-/// `ejob evict NAME --worker I [--grace S]`: the spot drill. A local job's node gets SIGTERM,
-/// then SIGKILL after the grace period, as a reclaimed spot VM's pod does, and is started again
-/// as the ElasticJob controller recreates a preempted pod; a cluster job's worker pod is
-/// evicted through the Eviction API (disruption budgets apply).
+/// `ejob evict NAME --worker I [--grace S] [--notice [--provider P]]` and
+/// `ejob evict NAME --node N`: the spot drill. A local job's node gets SIGTERM, then SIGKILL
+/// after the grace period, as a reclaimed spot VM's pod does, and is started again as the
+/// job's controller recreates a preempted pod; with --notice, the cloud's preemption notice
+/// comes first, through the metadata service the node's VM has (docs/spot.md). A cluster
+/// job's worker pod is evicted through the Eviction API (disruption budgets apply); --node
+/// cordons a node and evicts the job's workers on it.
 
 #include <iostream>
 
@@ -21,21 +24,18 @@ namespace {
 struct EvictFlags {
   KubeFlags kube;
   std::string name;
-  int worker = 0;
-  int grace = 30;
+  EvictRequest request;
 };
 
 void run_evict(const EvictFlags& f) {
+  std::vector<std::string> done;
   if (targets_local_job(f.kube, f.name)) {
-    local_backend().evict(f.name, f.worker, f.grace);
-    std::cout << "worker-" << f.worker << " of elasticjob \"" << f.name
-              << "\" evicted (SIGTERM; SIGKILL after " << f.grace << " s)\n";
-    return;
+    done = local_backend().evict(f.name, f.request);
+  } else {
+    KubeSession session = open_session(f.kube);
+    done = job::ClusterBackend(*session.client, job_namespace(f.kube)).evict(f.name, f.request);
   }
-  KubeSession session = open_session(f.kube);
-  const std::string ns = job_namespace(f.kube);
-  job::ClusterBackend(*session.client, ns).evict(f.name, f.worker, f.grace);
-  std::cout << "pod \"" << f.name << "-worker-" << f.worker << "\" evicted\n";
+  for (const std::string& line : done) std::cout << line << "\n";
 }
 
 }  // namespace
@@ -44,9 +44,18 @@ void register_evict(CLI::App& app) {
   auto flags = std::make_shared<EvictFlags>();
   CLI::App* cmd = app.add_subcommand("evict", "Evict one worker of a job (a spot reclaim drill)");
   cmd->add_option("name", flags->name, "Job name")->required();
-  cmd->add_option("--worker", flags->worker, "The worker's index")->required();
-  cmd->add_option("--grace", flags->grace,
-                  "Local jobs: seconds between SIGTERM and SIGKILL (default 30)");
+  cmd->add_option("--worker", flags->request.worker, "The worker's index");
+  cmd->add_option("--node", flags->request.node,
+                  "Cluster jobs: cordon this node and evict the job's workers on it");
+  cmd->add_option("--grace", flags->request.grace_s,
+                  "Local jobs: seconds between SIGTERM and SIGKILL (default 30); with --notice, "
+                  "between the notice and the reclaim (default: the cloud's notice period)");
+  cmd->add_flag("--notice", flags->request.notice,
+                "Local jobs: the cloud's preemption notice first, on the node's metadata service");
+  cmd->add_option("--provider", flags->request.provider,
+                  "With --notice: the notice's cloud, azure, aws or gce (default: the cloud of "
+                  "the spot nodes the job selects; azure when none)")
+      ->check(CLI::IsMember({"azure", "aws", "gce"}));
   add_kube_flags(*cmd, flags->kube);
   cmd->callback([flags] { run_evict(*flags); });
 }

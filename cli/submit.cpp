@@ -44,6 +44,7 @@ struct SubmitFlags {
   std::string output;
   bool wait = false;
   std::string timeout = "0";
+  std::optional<int> max_preemptions;  ///< --max-preemptions N
   bool create_namespace = false;
   bool managed_fields = false;
   bool local = false;               ///< --local (also --context local)
@@ -57,7 +58,7 @@ struct SubmitPlan {
   Output output = Output::Text;
   bool managed_fields = false;
   bool wait = false;
-  std::optional<std::chrono::milliseconds> timeout;  ///< of --wait; nullopt: no limit
+  job::WaitOptions wait_options;  ///< --timeout, --max-preemptions
 };
 
 SubmitPlan validate(const SubmitFlags& f) {
@@ -73,7 +74,10 @@ SubmitPlan validate(const SubmitFlags& f) {
   plan.output = parse_output(f.output, {"name", "json", "yaml"});
   plan.managed_fields = f.managed_fields;
   plan.wait = f.wait;
-  plan.timeout = parse_wait_timeout(f.timeout, "--timeout");
+  plan.wait_options.timeout = parse_wait_timeout(f.timeout, "--timeout");
+  if (f.max_preemptions && *f.max_preemptions < 0)
+    throw Error(ErrorCode::Usage, "--max-preemptions: a number of preemptions, 0 or more");
+  plan.wait_options.max_preemptions = f.max_preemptions;
   if (plan.wait && plan.dry_run != DryRunMode::None)
     throw Error(ErrorCode::Usage, "--wait cannot wait for a --dry-run");
   return plan;
@@ -160,7 +164,7 @@ void submit_with(job::Backend& backend, const job::RenderObjects& render, const 
     request.options.follow = true;
     backend.logs(r.name, request, out);
   }
-  backend.wait(r.name, plan.timeout,
+  backend.wait(r.name, plan.wait_options,
                [](const std::string& line) { std::cerr << "ejob: " << line << std::endl; });
   std::cerr << "ejob: " << job_noun(engine.get(), r.name) << " succeeded\n";
 }
@@ -254,7 +258,7 @@ void run_sweep(const SubmitFlags& f, const JobRequest& base, const SubmitPlan& p
   print_sweep(id, jobs);
   if (plan.wait &&
       std::none_of(jobs.begin(), jobs.end(), [](const SweepJob& j) { return j.name.empty(); })) {
-    wait_sweep(backend, jobs, plan.timeout);
+    wait_sweep(backend, jobs, plan.wait_options);
     print_sweep(id, jobs);
   }
   if (auto failed = sweep_outcome(id, jobs)) std::rethrow_exception(failed);
@@ -314,6 +318,9 @@ void register_submit(CLI::App& app) {
                   "key is set, any other KEY is passed to the script as --KEY=VALUE");
   cmd->add_option("--timeout", flags->timeout,
                   "How long --wait waits: seconds or a duration such as 2h (0: no limit)");
+  cmd->add_option("--max-preemptions", flags->max_preemptions,
+                  "--wait gives up (exit 10) once the job's workers were preempted more often "
+                  "than this (default: never; the job goes on)");
   cmd->callback([flags] { run_submit(*flags); });
 }
 

@@ -40,6 +40,23 @@ struct Submitted {
   std::string summary;             ///< local: "2 nodes, etcd 127.0.0.1:PORT"; cluster: ""
 };
 
+/// How long `--wait` waits.
+struct WaitOptions {
+  std::optional<std::chrono::milliseconds> timeout;  ///< nullopt: no limit
+  /// Gives up with Preempted (10) once the job's workers were preempted more often than this
+  /// (`--max-preemptions`); nullopt: however often (the job's own end decides).
+  std::optional<int> max_preemptions;
+};
+
+/// What `ejob evict` asks for: one worker, or (cluster) every worker on a node.
+struct EvictRequest {
+  std::optional<int> worker;   ///< the worker's index
+  std::string node;            ///< cluster: the node to cordon and drain of the job's workers
+  std::optional<int> grace_s;  ///< local: SIGTERM → SIGKILL, or notice → reclaim
+  bool notice = false;         ///< local: the cloud's preemption notice first
+  std::string provider;        ///< local --notice: azure, aws or gce ("" = the job's cloud)
+};
+
 struct RemoveOptions {
   bool keep = false;  ///< local: keep the job's folder
 };
@@ -64,10 +81,10 @@ class Backend {
   virtual Submitted submit(const RenderObjects& render, const SubmitOptions& options) = 0;
   /// The jobs, as ElasticJob objects with their status.
   virtual std::vector<Json> list() = 0;
-  /// Returns once job `name` succeeded; throws JobFailed (1), Preempted (10), Timeout (9) or
-  /// NotFound (8) as docs/exit-codes.md says.
-  virtual void wait(const std::string& name, std::optional<std::chrono::milliseconds> timeout,
-                    const Report& report) = 0;
+  /// Returns once job `name` succeeded; throws JobFailed (1), Preempted (10: the job failed
+  /// after preemptions, or was preempted more than options.max_preemptions times), Timeout (9)
+  /// or NotFound (8) as docs/exit-codes.md says.
+  virtual void wait(const std::string& name, const WaitOptions& options, const Report& report) = 0;
   virtual Removed remove(const std::string& name, const RemoveOptions& options) = 0;
   /// Returns once what remove() started is over (a cluster's garbage collector has taken the
   /// job's pods); ejob::Error(Timeout) after `timeout`.
@@ -75,8 +92,8 @@ class Backend {
                             std::optional<std::chrono::milliseconds> timeout) = 0;
   /// Sets the number of worker nodes (within min..max).
   virtual void scale(const std::string& name, int nodes) = 0;
-  /// Evicts worker `index`, as a spot reclaim does; `grace_s` where the backend decides it.
-  virtual void evict(const std::string& name, int index, int grace_s) = 0;
+  /// Evicts what `request` names, as a spot reclaim does; returns what was done, a line each.
+  virtual std::vector<std::string> evict(const std::string& name, const EvictRequest& request) = 0;
   /// The job's workers' logs into `out`; with `options.follow`, until the job ends (a local
   /// job's end then decides the result as wait() does).
   virtual void logs(const std::string& name, const LogRequest& request, LogSink& out) = 0;

@@ -1,6 +1,7 @@
 #include "src/job/cluster_backend.hpp"
 
 #include <algorithm>
+#include <ctime>
 #include <future>
 #include <thread>
 
@@ -115,9 +116,10 @@ std::vector<Json> ClusterBackend::list() {
   return jobs;
 }
 
-void ClusterBackend::wait(const std::string& name, std::optional<std::chrono::milliseconds> timeout,
+void ClusterBackend::wait(const std::string& name, const WaitOptions& options,
                           const Report& report) {
-  wait_for_job(m_client, get_job(m_client, m_ns, name), timeout, report);
+  wait_for_job(m_client, get_job(m_client, m_ns, name), options.timeout, options.max_preemptions,
+               report);
 }
 
 Removed ClusterBackend::remove(const std::string& name, const RemoveOptions&) {
@@ -159,15 +161,94 @@ const Engine& ClusterBackend::scale_job(const std::string& name, int nodes) {
   return engine;
 }
 
-void ClusterBackend::evict(const std::string& name, int index, int) {
+namespace {
+
+std::string utc_now() {
+  const std::time_t now = std::time(nullptr);
+  std::tm tm{};
+  ::gmtime_r(&now, &tm);
+  char out[32];
+  std::strftime(out, sizeof out, "%Y-%m-%dT%H:%M:%SZ", &tm);
+  return out;
+}
+
+/// An `Evicted` event of the pod, as the kubelet writes one for its own evictions: the
+/// Eviction API leaves no trace once the pod is gone, and describe and --wait count a job's
+/// preemptions from the pods' conditions and these events. A drill that may not write events
+/// (RBAC) is still a drill: the event is left out.
+void record_eviction(kubeapi::Client& c, const Json& pod, const std::string& why) {
+  const Json& meta = pod["metadata"];
+  Json event = {{"apiVersion", "v1"},
+                {"kind", "Event"},
+                {"metadata",
+                 {{"generateName", meta.value("name", "") + "."},
+                  {"namespace", meta.value("namespace", "")}}},
+                {"involvedObject",
+                 {{"kind", "Pod"},
+                  {"apiVersion", "v1"},
+                  {"name", meta.value("name", "")},
+                  {"namespace", meta.value("namespace", "")},
+                  {"uid", meta.value("uid", "")}}},
+                {"reason", "Evicted"},
+                {"message", why},
+                {"type", "Warning"},
+                {"source", {{"component", "ejob"}}},
+                {"firstTimestamp", utc_now()},
+                {"lastTimestamp", utc_now()},
+                {"count", 1}};
+  try {
+    c.create(c.resource("v1", "Event"), event);
+  } catch (const Error&) {
+  }
+}
+
+}  // namespace
+
+std::vector<std::string> ClusterBackend::evict(const std::string& name, const EvictRequest& r) {
+  if (r.notice || !r.provider.empty())
+    throw Error(ErrorCode::Usage,
+                "--notice drills a local job (a cloud sends a cluster's notices itself); on a "
+                "cluster, --node NODE cordons a node and evicts the job's workers on it");
+  if (r.worker && !r.node.empty())
+    throw Error(ErrorCode::Usage, "--worker and --node: one or the other");
+  if (!r.node.empty()) return evict_node(name, r.node);
+  if (!r.worker) throw Error(ErrorCode::Usage, "--worker or --node: what to evict");
   const Json job = get_job(m_client, m_ns, name);
   for (const Json& pod : job_pods(m_client, job))
-    if (replica_index(pod) == index)
-      return m_client.evict(m_ns, json_text(json_at(pod, {"metadata", "name"})));
+    if (replica_index(pod) == *r.worker) {
+      const std::string pod_name = json_text(json_at(pod, {"metadata", "name"}));
+      m_client.evict(m_ns, pod_name);
+      record_eviction(m_client, pod, "Evicted by ejob evict --worker (a spot reclaim drill)");
+      return {"pod \"" + pod_name + "\" evicted"};
+    }
   const Engine& engine = job_engine(job);
   throw Error(ErrorCode::NotFound,
-              job_noun(engine, name) + " has no worker " + std::to_string(index) +
+              job_noun(engine, name) + " has no worker " + std::to_string(*r.worker) +
                   " (its workers: " + worker_indexes(job_pods(m_client, job)) + ")");
+}
+
+/// What a spot VM's reclaim does to a node, as `kubectl drain` drills it: the node cordoned
+/// (no new pod goes there), then the job's workers on it evicted through the Eviction API
+/// (disruption budgets apply); the job's controller makes them again elsewhere.
+std::vector<std::string> ClusterBackend::evict_node(const std::string& name,
+                                                    const std::string& node) {
+  const Json job = get_job(m_client, m_ns, name);
+  std::vector<Json> on_node;
+  for (const Json& pod : job_pods(m_client, job))
+    if (json_text(json_at(pod, {"spec", "nodeName"})) == node) on_node.push_back(pod);
+  if (on_node.empty())
+    throw Error(ErrorCode::NotFound,
+                job_noun(job_engine(job), name) + " has no worker on node \"" + node + "\"");
+  m_client.merge_patch(m_client.resource("v1", "Node"), "", node,
+                       Json{{"spec", {{"unschedulable", true}}}});
+  std::vector<std::string> done = {"node/" + node + " cordoned"};
+  for (const Json& pod : on_node) {
+    const std::string pod_name = json_text(json_at(pod, {"metadata", "name"}));
+    m_client.evict(m_ns, pod_name);
+    record_eviction(m_client, pod, "Evicted by ejob evict --node " + node + " (node cordoned)");
+    done.push_back("pod \"" + pod_name + "\" evicted");
+  }
+  return done;
 }
 
 Description ClusterBackend::describe(const std::string& name) {

@@ -18,8 +18,7 @@ class ClusterBackend : public Backend {
   [[nodiscard]] Where where() const override { return Where::Cluster; }
   Submitted submit(const RenderObjects& render, const SubmitOptions& options) override;
   std::vector<Json> list() override;
-  void wait(const std::string& name, std::optional<std::chrono::milliseconds> timeout,
-            const Report& report) override;
+  void wait(const std::string& name, const WaitOptions& options, const Report& report) override;
   /// Deletes the job (Background propagation: its etcd Service and Pod, claims, worker pods, a
   /// TrainJob's JobSet and Jobs follow through owner references) and the objects labelled as
   /// the job's that no reference reaches (PersistentVolumes, objects applied without ejob).
@@ -34,7 +33,9 @@ class ClusterBackend : public Backend {
   const Engine& scale_job(const std::string& name, int nodes);
   /// The Eviction API on the job's worker pod of replica index I (disruption budgets apply;
   /// the grace period is the pod's own).
-  void evict(const std::string& name, int index, int grace_s) override;
+  std::vector<std::string> evict(const std::string& name, const EvictRequest& request) override;
+  /// Cordons `node` and evicts the job's workers on it.
+  std::vector<std::string> evict_node(const std::string& name, const std::string& node);
   void logs(const std::string& name, const LogRequest& request, LogSink& out) override;
   Description describe(const std::string& name) override;
 

@@ -283,11 +283,21 @@ void describe_worker_pods(std::string& out, const JobView& view, Clock::time_poi
   field(out, "Restarts", std::to_string(restarts) + " (containers restarted in the current pods)");
 }
 
+/// The evictions, then preemptions and failures counted apart: a preempted worker is made
+/// again and costs the job a re-rendezvous, a failed one uses up its restarts.
 void describe_evictions(std::string& out, const JobView& view, Clock::time_point now) {
   std::vector<Row> rows = {{"POD", "AGE", "WHY"}};
-  for (const Eviction& e : job_evictions(view))
-    rows.push_back({e.pod, or_none(age_of(e.time, now)), e.why});
+  const std::vector<Eviction> evictions = job_evictions(view);
+  for (const Eviction& e : evictions) rows.push_back({e.pod, or_none(age_of(e.time, now)), e.why});
   table_section(out, "Evictions", rows);
+  int failures = 0;
+  for (const Json& pod : view.workers) {
+    failures += pod_restarts(pod);
+    failures += json_text(json_at(pod, {"status", "phase"})) == "Failed" && !disruption_of(pod);
+  }
+  field(out, "Preemptions", std::to_string(evictions.size()) + " (workers evicted or preempted)");
+  field(out, "Failures",
+        std::to_string(failures) + " (worker containers restarted or pods failed, not preempted)");
 }
 
 void describe_events(std::string& out, const JobView& view, Clock::time_point now) {
@@ -337,7 +347,7 @@ std::string round_text(const local::JobView& v) {
 }
 
 std::string node_table(const local::JobView& v, Clock::time_point now) {
-  std::vector<Row> rows = {{"NAME", "STATUS", "RESTARTS", "EVICTIONS", "EXIT", "PID", "AGE"}};
+  std::vector<Row> rows = {{"NAME", "STATUS", "RESTARTS", "PREEMPTIONS", "EXIT", "PID", "AGE"}};
   for (const local::NodeState& n : v.state.nodes)
     rows.push_back({"worker-" + std::to_string(n.index), n.status, std::to_string(n.restarts),
                     std::to_string(n.evictions), n.exit_code ? std::to_string(*n.exit_code) : "-",
@@ -381,9 +391,12 @@ std::string describe_local_job(const local::JobView& v, Clock::time_point now) {
     field(out, "Worker nodes", "<none>");
   else
     out += "Worker nodes:\n" + node_table(v, now);
-  int evictions = 0;
-  for (const local::NodeState& n : s.nodes) evictions += n.evictions;
-  field(out, "Evictions", std::to_string(evictions));
+  int notices = 0;
+  for (const local::NodeState& n : s.nodes) notices += n.notices;
+  field(out, "Preemptions",
+        std::to_string(local::preemptions(s)) + " (" + std::to_string(notices) +
+            " announced by a notice)");
+  field(out, "Failures", std::to_string(local::failures(s)));
   if (v.events.empty())
     field(out, "Events", "<none>");
   else

@@ -6,6 +6,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <mutex>
+#include <set>
 #include <thread>
 
 #include "src/job/engine.hpp"
@@ -133,8 +134,36 @@ struct WaitState {
   std::mutex mutex;
   std::condition_variable changed;
   std::atomic<bool> over{false};
-  Json latest;  ///< the job as last seen
+  Json latest;                      ///< the job as last seen
+  std::atomic<int> preemptions{0};  ///< worker pods seen evicted or preempted
+  std::atomic<bool> too_many_preemptions{false};
 };
+
+/// Counts the job's worker pods that were evicted or preempted (a DisruptionTarget condition,
+/// the kubelet's Evicted), each pod once, and ends the wait once there are more than `most`.
+void count_preemptions(kubeapi::Client& c, const Json& job, WaitState& w, int most) {
+  const Engine& engine = job_engine(job);
+  kubeapi::WatchOptions opts;
+  opts.label_selector = engine_worker_selector(engine, job["metadata"].value("name", ""));
+  opts.cancel = &w.over;
+  std::set<std::string> disrupted;
+  try {
+    c.watch(c.resource("v1", "Pod"), job["metadata"].value("namespace", ""), opts,
+            [&](const kubeapi::WatchEvent& ev) {
+              if (!runs_job(engine, job, ev.object) || !disruption_of(ev.object)) return true;
+              disrupted.insert(ev.object["metadata"].value("uid", ""));
+              w.preemptions = static_cast<int>(disrupted.size());
+              if (w.preemptions <= most) return true;
+              std::lock_guard lock(w.mutex);
+              w.too_many_preemptions = true;
+              w.over = true;
+              w.changed.notify_all();
+              return false;
+            });
+  } catch (const Error&) {
+    // The count is the wait's extra; a watch that fails leaves the job's own end to decide.
+  }
+}
 
 /// Until the wait is over: says what it waits for every report interval, and ends it when
 /// `timeout` has passed.
@@ -204,6 +233,7 @@ JobEnd watch_until_end(kubeapi::Client& c, const Json& job, WaitState& w,
 
 void wait_for_job(kubeapi::Client& c, const Json& job,
                   std::optional<std::chrono::milliseconds> timeout,
+                  std::optional<int> max_preemptions,
                   const std::function<void(const std::string&)>& note) {
   const auto start = std::chrono::steady_clock::now();
   const std::string name = job["metadata"].value("name", "");
@@ -212,23 +242,34 @@ void wait_for_job(kubeapi::Client& c, const Json& job,
   WaitState w;
   w.latest = job;
   std::thread reporter([&] { report_until_over(c, w, start, timeout, note); });
-  struct StopReporter {
+  std::thread counter;
+  if (max_preemptions)
+    counter = std::thread([&] { count_preemptions(c, job, w, *max_preemptions); });
+  struct StopHelpers {
     WaitState& w;
     std::thread& reporter;
-    ~StopReporter() {
+    std::thread& counter;
+    ~StopHelpers() {
       {
         std::lock_guard lock(w.mutex);
         w.over = true;
       }
       w.changed.notify_all();
       reporter.join();
+      if (counter.joinable()) counter.join();
     }
-  } stop_reporter{w, reporter};
+  } stop_helpers{w, reporter, counter};
 
   const JobEnd end = watch_until_end(c, job, w, note);
   const std::string how_long = took(std::chrono::steady_clock::now() - start);
   if (end.deleted)
     throw Error(ErrorCode::NotFound, noun + " was deleted while waiting for it to end");
+  if (w.too_many_preemptions)
+    throw Error(ErrorCode::Preempted,
+                noun + " lost " + std::to_string(w.preemptions.load()) +
+                    " workers to preemptions or evictions in " + how_long +
+                    ", more than --max-preemptions " + std::to_string(*max_preemptions) +
+                    "; it goes on running: `ejob delete " + name + " -n " + ns + "` removes it");
   if (end.status == "Succeeded") return;
   if (end.status == "Failed") fail(c, w.latest, how_long);
   // The deadline the user set, not the time measured: a loaded machine overshoots it a little.

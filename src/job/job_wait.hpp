@@ -24,10 +24,13 @@ std::optional<std::chrono::milliseconds> parse_wait_timeout(const std::string& v
 std::chrono::milliseconds report_interval();
 
 /// Watches `job` until it has succeeded (returns), failed or was deleted (throws as the file
-/// comment says), or `timeout` passed (throws Timeout). Each change of the job's status
+/// comment says), or `timeout` passed (throws Timeout), or more than `max_preemptions` of its
+/// worker pods were evicted or preempted (throws Preempted; the job goes on). Each change of the
+/// job's status
 /// ("Running", "Restarting", …) is passed to `note`.
 void wait_for_job(kubeapi::Client& client, const kubeapi::Json& job,
                   std::optional<std::chrono::milliseconds> timeout,
+                  std::optional<int> max_preemptions,
                   const std::function<void(const std::string&)>& note);
 
 }  // namespace ejob::job

@@ -27,8 +27,7 @@ class RecordingBackend : public Backend {
     calls.push_back("list");
     return jobs;
   }
-  void wait(const std::string& name, std::optional<std::chrono::milliseconds>,
-            const Report&) override {
+  void wait(const std::string& name, const WaitOptions&, const Report&) override {
     calls.push_back("wait " + name);
   }
   Removed remove(const std::string& name, const RemoveOptions& options) override {
@@ -42,8 +41,10 @@ class RecordingBackend : public Backend {
   void scale(const std::string& name, int nodes) override {
     calls.push_back("scale " + name + " " + std::to_string(nodes));
   }
-  void evict(const std::string& name, int index, int grace_s) override {
-    calls.push_back("evict " + name + " " + std::to_string(index) + " " + std::to_string(grace_s));
+  std::vector<std::string> evict(const std::string& name, const EvictRequest& r) override {
+    calls.push_back("evict " + name + " " + std::to_string(r.worker.value_or(-1)) + " " +
+                    std::to_string(r.grace_s.value_or(-1)));
+    return {};
   }
   void logs(const std::string& name, const LogRequest& request, LogSink& out) override {
     calls.push_back("logs " + name + (request.options.follow ? " -f" : ""));

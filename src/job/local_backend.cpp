@@ -103,9 +103,9 @@ std::vector<Json> LocalBackend::list() {
   return jobs;
 }
 
-void LocalBackend::wait(const std::string& name, std::optional<std::chrono::milliseconds> timeout,
-                        const Report& report) {
-  local::throw_if_unsuccessful(local::wait(name, timeout, report, report_every));
+void LocalBackend::wait(const std::string& name, const WaitOptions& options, const Report& report) {
+  local::throw_if_unsuccessful(
+      local::wait(name, options.timeout, options.max_preemptions, report, report_every));
 }
 
 Removed LocalBackend::remove(const std::string& name, const RemoveOptions& options) {
@@ -116,9 +116,24 @@ Removed LocalBackend::remove(const std::string& name, const RemoveOptions& optio
 
 void LocalBackend::scale(const std::string& name, int nodes) { local::scale(name, nodes); }
 
-void LocalBackend::evict(const std::string& name, int index, int grace_s) {
-  if (grace_s < 0) throw Error(ErrorCode::Usage, "--grace: seconds, 0 or more");
-  local::evict(name, index, grace_s);
+std::vector<std::string> LocalBackend::evict(const std::string& name, const EvictRequest& r) {
+  if (!r.node.empty())
+    throw Error(ErrorCode::Usage,
+                "--node: the nodes of a local job are its workers; name one "
+                "with --worker I");
+  if (!r.worker) throw Error(ErrorCode::Usage, "--worker: which worker to evict");
+  if (r.grace_s && *r.grace_s < 0) throw Error(ErrorCode::Usage, "--grace: seconds, 0 or more");
+  const std::string worker = "worker-" + std::to_string(*r.worker);
+  if (r.notice) {
+    const local::NoticeSent sent = local::send_notice(name, *r.worker, r.provider, r.grace_s);
+    return {worker + " of job \"" + name + "\" got a preemption notice (" + sent.cloud +
+            "); its VM is reclaimed in " + std::to_string(sent.notice_s) + " s"};
+  }
+  if (!r.provider.empty()) throw Error(ErrorCode::Usage, "--provider goes with --notice");
+  const int grace = r.grace_s.value_or(30);
+  local::evict(name, *r.worker, grace);
+  return {worker + " of job \"" + name + "\" evicted (SIGTERM; SIGKILL after " +
+          std::to_string(grace) + " s)"};
 }
 
 Description LocalBackend::describe(const std::string& name) { return local::view(name); }

@@ -19,13 +19,12 @@ class LocalBackend : public Backend {
   /// Each job as its rendered ElasticJob with a status written from the local state and the
   /// annotation `ejob.io/where: local`; a damaged job is reported through `warn` and skipped.
   std::vector<Json> list() override;
-  void wait(const std::string& name, std::optional<std::chrono::milliseconds> timeout,
-            const Report& report) override;
+  void wait(const std::string& name, const WaitOptions& options, const Report& report) override;
   /// Stops every process of the job and checks it is gone: over when it returns.
   Removed remove(const std::string& name, const RemoveOptions& options) override;
   void wait_removed(const std::string&, std::optional<std::chrono::milliseconds>) override {}
   void scale(const std::string& name, int nodes) override;
-  void evict(const std::string& name, int index, int grace_s) override;
+  std::vector<std::string> evict(const std::string& name, const EvictRequest& request) override;
   void logs(const std::string& name, const LogRequest& request, LogSink& out) override;
   Description describe(const std::string& name) override;
 

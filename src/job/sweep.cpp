@@ -172,14 +172,13 @@ std::vector<SweepJob> submit_sweep(Backend& backend, const std::vector<JobReques
   return jobs;
 }
 
-void wait_sweep(Backend& backend, std::vector<SweepJob>& jobs,
-                std::optional<std::chrono::milliseconds> timeout) {
+void wait_sweep(Backend& backend, std::vector<SweepJob>& jobs, const WaitOptions& options) {
   std::vector<std::future<void>> waits;
   for (SweepJob& j : jobs)
     if (!j.name.empty())
-      waits.push_back(std::async(std::launch::async, [&backend, &j, timeout] {
+      waits.push_back(std::async(std::launch::async, [&backend, &j, options] {
         try {
-          backend.wait(j.name, timeout, [](const std::string&) {});
+          backend.wait(j.name, options, [](const std::string&) {});
         } catch (...) {
           j.error = std::current_exception();
         }

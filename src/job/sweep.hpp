@@ -69,8 +69,7 @@ std::vector<SweepJob> submit_sweep(Backend& backend, const std::vector<JobReques
                                    const SubmitOptions& options, bool concurrent);
 
 /// Waits for every created job of the sweep (side by side), noting each one's result.
-void wait_sweep(Backend& backend, std::vector<SweepJob>& jobs,
-                std::optional<std::chrono::milliseconds> timeout);
+void wait_sweep(Backend& backend, std::vector<SweepJob>& jobs, const WaitOptions& options);
 
 /// The error a sweep ends with: none (nullptr) when every job was created (and, once waited
 /// for, succeeded); else the worst — a job not created, then failed (1), timed out (9),

@@ -142,6 +142,31 @@ void set_node_counts(const Json& job, LaunchSpec& s) {
       int_at(job, "/spec/runPolicy/backoffLimit", int_at(job, "/spec/backoffLimit", 6));
 }
 
+/// The worker pod's template (TrainJob: its runtime patches, where ejob puts the placement).
+Json worker_pod_spec(const Json& job) {
+  const std::string kind = job.value("kind", "");
+  if (kind == "TrainJob") return job["spec"].value("runtimePatches", Json::array());
+  const Json::json_pointer path(kind == "PyTorchJob"
+                                    ? "/spec/pytorchReplicaSpecs/Worker/template/spec"
+                                    : "/spec/replicaSpecs/Worker/template/spec");
+  return job.contains(path) ? job.at(path) : Json::object();
+}
+
+/// The cloud whose spot nodes the workers are placed on, by the spot labels the chart's
+/// presets write (AKS `kubernetes.azure.com/scalesetpriority`, GKE `cloud.google.com/gke-*`,
+/// EKS `eks.amazonaws.com/capacityType`, Karpenter `karpenter.sh/capacity-type`); azure, the
+/// guides' cloud, when they name none or several clouds.
+std::string spot_cloud(const Json& job) {
+  const std::string placement = worker_pod_spec(job).dump();
+  const bool azure = placement.find("kubernetes.azure.com/") != std::string::npos;
+  const bool gce = placement.find("cloud.google.com/gke-") != std::string::npos;
+  const bool aws = placement.find("eks.amazonaws.com/") != std::string::npos ||
+                   placement.find("karpenter.sh/") != std::string::npos;
+  if (gce && !azure && !aws) return "gce";
+  if (aws && !azure && !gce) return "aws";
+  return "azure";
+}
+
 }  // namespace
 
 const Json& elastic_job(const std::vector<Json>& objects) {
@@ -195,6 +220,7 @@ LaunchSpec launch_from_objects(const std::vector<Json>& objects, const Machine& 
   if (!machine.python.empty() && !s.env.count("PYTHON_EXEC")) s.env["PYTHON_EXEC"] = machine.python;
   s.workdir = machine.workdir;
   set_node_counts(job, s);
+  s.cloud = spot_cloud(job);
   s.gpus_per_node = int_at(container, "/resources/limits/nvidia.com~1gpu", 0);
   s.gpus_here = machine.gpus;
   if (const std::string image = container.value("image", std::string()); !image.empty())

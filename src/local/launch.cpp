@@ -17,7 +17,8 @@ Json to_json(const LaunchSpec& s) {
           {"initialNodes", s.initial_nodes},
           {"gpusPerNode", s.gpus_per_node},
           {"gpusHere", s.gpus_here},
-          {"maxNodeRestarts", s.max_node_restarts}};
+          {"maxNodeRestarts", s.max_node_restarts},
+          {"cloud", s.cloud}};
 }
 
 LaunchSpec launch_from_json(const Json& j, const std::string& origin) {
@@ -36,6 +37,7 @@ LaunchSpec launch_from_json(const Json& j, const std::string& origin) {
     s.gpus_per_node = j.at("gpusPerNode").get<int>();
     s.gpus_here = j.at("gpusHere").get<int>();
     s.max_node_restarts = j.at("maxNodeRestarts").get<int>();
+    s.cloud = j.value("cloud", "azure");  // written before notices were drilled
     return s;
   } catch (const Json::exception& e) {
     throw Error(ErrorCode::Io, origin + ": damaged (" + e.what() + ")");

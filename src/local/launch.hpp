@@ -26,7 +26,10 @@ struct LaunchSpec {
   int initial_nodes = 1;
   int gpus_per_node = 0;
   int gpus_here = 0;          ///< GPUs of this machine, split between the nodes
-  int max_node_restarts = 6;  ///< restarts of one node after signal exits (backoffLimit)
+  int max_node_restarts = 6;  ///< restarts of one node after failures (backoffLimit)
+  /// The cloud of the simulated VMs' metadata service (metadata_service.hpp): azure, aws or
+  /// gce, from the spot nodes the workers select (azure when they select none).
+  std::string cloud = "azure";
 };
 
 Json to_json(const LaunchSpec& spec);

@@ -11,6 +11,8 @@
 #include <thread>
 
 #include "src/local/etcd_server.hpp"
+#include "src/local/launch.hpp"
+#include "src/local/metadata_service.hpp"
 #include "src/local/process.hpp"
 #include "src/local/requests.hpp"
 #include "src/local/supervisor.hpp"
@@ -147,6 +149,7 @@ std::vector<JobState> list(const std::function<void(const std::string&)>& warn) 
 }
 
 JobState wait(const std::string& name, std::optional<std::chrono::milliseconds> timeout,
+              std::optional<int> max_preemptions,
               const std::function<void(const std::string&)>& report,
               std::chrono::milliseconds report_every) {
   const auto start = Clock::now();
@@ -161,6 +164,12 @@ JobState wait(const std::string& name, std::optional<std::chrono::milliseconds> 
     if (timeout && Clock::now() - start >= *timeout)
       throw Error(ErrorCode::Timeout, "job \"" + name + "\" still " + phase_name(s.phase) +
                                           " after the --timeout; it goes on running");
+    if (max_preemptions && preemptions(s) > *max_preemptions)
+      throw Error(ErrorCode::Preempted,
+                  "job \"" + name + "\" was preempted " + std::to_string(preemptions(s)) +
+                      (preemptions(s) == 1 ? " time" : " times") +
+                      ", more than --max-preemptions " + std::to_string(*max_preemptions) +
+                      "; it goes on running (ejob delete " + name + " stops it)");
     if (Clock::now() >= next_report) {
       report(progress(s));
       next_report += report_every;
@@ -211,6 +220,41 @@ void evict(const std::string& name, int index, int grace_s) {
     throw Error(ErrorCode::NotFound,
                 "job \"" + name + "\" has no running worker-" + std::to_string(index));
   send_request(job_dir(name), s, {Request::Kind::Evict, 0, index, grace_s});
+}
+
+NoticeSent send_notice(const std::string& name, int index, const std::string& cloud,
+                       std::optional<int> notice_s) {
+  JobState s = get(name);
+  auto node = std::find_if(s.nodes.begin(), s.nodes.end(),
+                           [&](const NodeState& n) { return n.index == index; });
+  if (node == s.nodes.end() || node->pid == 0)
+    throw Error(ErrorCode::NotFound,
+                "job \"" + name + "\" has no running worker-" + std::to_string(index));
+  const fs::path launch_path = job_dir(name) / "launch.json";
+  const std::string job_cloud =
+      launch_from_json(read_json_file(launch_path), launch_path.string()).cloud;
+  if (!cloud.empty() && cloud != job_cloud)
+    throw Error(ErrorCode::Usage,
+                "--provider " + cloud + ": the nodes of job \"" + name + "\" are " + job_cloud +
+                    " VMs (the cloud of the spot nodes it selects; --spot gke or eks at submit "
+                    "makes them gce or aws VMs)");
+  const int seconds = notice_s.value_or(
+      static_cast<int>(cloud_notice_period(cloud_named(job_cloud).value_or(Cloud::Azure)).count()));
+  send_request(job_dir(name), s, {Request::Kind::Notice, 0, index, seconds});
+  return {job_cloud, seconds};
+}
+
+int preemptions(const JobState& s) {
+  int n = 0;
+  for (const NodeState& node : s.nodes) n += node.evictions;
+  return n;
+}
+
+int failures(const JobState& s) {
+  int n = 0;
+  for (const NodeState& node : s.nodes)
+    n += node.restarts - node.evictions + (node.status == "failed" ? 1 : 0);
+  return n;
 }
 
 void throw_if_unsuccessful(const JobState& s) {

@@ -30,8 +30,11 @@ JobState get(const std::string& name);
 std::vector<JobState> list(const std::function<void(const std::string&)>& warn);
 
 /// Waits until the job is final, calling `report` every `report_every` with its progress.
-/// Returns the final state, or throws ejob::Error(Timeout) after `timeout`.
+/// Returns the final state, or throws ejob::Error(Timeout) after `timeout`, or
+/// ejob::Error(Preempted) once its nodes were preempted more than `max_preemptions` times (the
+/// job goes on in both cases).
 JobState wait(const std::string& name, std::optional<std::chrono::milliseconds> timeout,
+              std::optional<int> max_preemptions,
               const std::function<void(const std::string&)>& report,
               std::chrono::milliseconds report_every);
 
@@ -44,6 +47,24 @@ JobState scale(const std::string& name, int nodes);
 
 /// Evicts node `index` as a spot reclaim does: SIGTERM, SIGKILL after `grace_s`.
 void evict(const std::string& name, int index, int grace_s);
+
+/// What a notice was published as: the cloud and the seconds until the VM is reclaimed.
+struct NoticeSent {
+  std::string cloud;
+  int notice_s = 0;
+};
+
+/// Preempts node `index` as a spot VM's cloud does: its preemption notice on the node's
+/// metadata service (the format of `cloud`: azure, aws or gce; "" = the job's), the VM
+/// reclaimed `notice_s` later (default: that cloud's notice period). Throws ejob::Error(Usage)
+/// for another cloud than the job's nodes run on, NotFound for a node not running.
+NoticeSent send_notice(const std::string& name, int index, const std::string& cloud,
+                       std::optional<int> notice_s);
+
+/// The preemptions of the job's nodes (evictions, announced or not) and their failures (exits
+/// that were neither a success nor a preemption).
+int preemptions(const JobState& state);
+int failures(const JobState& state);
 
 /// A whole line of node `index`'s log.
 using LineSink = std::function<void(int index, const std::string& line)>;

@@ -15,7 +15,9 @@ namespace {
 
 Json request_json(const Request& r) {
   if (r.kind == Request::Kind::Scale) return {{"op", "scale"}, {"nodes", r.nodes}};
-  return {{"op", "evict"}, {"index", r.index}, {"grace", r.grace_s}};
+  return {{"op", r.kind == Request::Kind::Notice ? "notice" : "evict"},
+          {"index", r.index},
+          {"grace", r.grace_s}};
 }
 
 Request request_from_json(const Json& j) {
@@ -23,7 +25,7 @@ Request request_from_json(const Json& j) {
   if (j.at("op") == "scale") {
     r.nodes = j.at("nodes").get<int>();
   } else {
-    r.kind = Request::Kind::Evict;
+    r.kind = j.at("op") == "notice" ? Request::Kind::Notice : Request::Kind::Evict;
     r.index = j.at("index").get<int>();
     r.grace_s = j.at("grace").get<int>();
   }

@@ -10,10 +10,12 @@
 namespace ejob::local {
 
 struct Request {
-  enum class Kind { Scale, Evict } kind = Kind::Scale;
+  /// Evict: SIGTERM, SIGKILL after grace_s. Notice: the cloud's preemption notice on the
+  /// node's metadata service, the VM reclaimed (SIGKILL) grace_s later.
+  enum class Kind { Scale, Evict, Notice } kind = Kind::Scale;
   int nodes = 0;     ///< Scale: the wanted number of nodes
-  int index = 0;     ///< Evict: the node
-  int grace_s = 30;  ///< Evict: seconds between SIGTERM and SIGKILL
+  int index = 0;     ///< Evict, Notice: the node
+  int grace_s = 30;  ///< Evict, Notice: seconds
 };
 
 /// Writes `request` and signals the supervisor `state.supervisor_pid`. Throws ejob::Error

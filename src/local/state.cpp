@@ -36,8 +36,8 @@ void write_all(int fd, const std::string& text, const fs::path& path) {
 Json node_to_json(const NodeState& n) {
   Json j = {{"index", n.index},         {"pid", n.pid},
             {"status", n.status},       {"restarts", n.restarts},
-            {"evictions", n.evictions}, {"started", n.started},
-            {"finished", n.finished}};
+            {"evictions", n.evictions}, {"notices", n.notices},
+            {"started", n.started},     {"finished", n.finished}};
   j["exitCode"] = n.exit_code ? Json(*n.exit_code) : Json(nullptr);
   return j;
 }
@@ -49,6 +49,7 @@ NodeState node_from_json(const Json& j) {
   n.status = j.at("status").get<std::string>();
   n.restarts = j.at("restarts").get<int>();
   n.evictions = j.value("evictions", 0);
+  n.notices = j.value("notices", 0);
   if (!j.at("exitCode").is_null()) n.exit_code = j.at("exitCode").get<int>();
   n.started = j.value("started", "");
   n.finished = j.value("finished", "");

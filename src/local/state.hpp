@@ -35,9 +35,10 @@ struct NodeState {
   int index = 0;
   pid_t pid = 0;  ///< 0: not running
   std::string status =
-      "pending";     ///< pending, running, restarting, succeeded, failed, evicted, removed
-  int restarts = 0;  ///< times the node was started again after a signal exit
-  int evictions = 0;
+      "pending";      ///< pending, running, restarting, succeeded, failed, evicted, removed
+  int restarts = 0;   ///< times the node was started again after a signal exit
+  int evictions = 0;  ///< preemptions: evicted (ejob evict), announced or not
+  int notices = 0;    ///< of those, the ones a cloud's notice announced (evict --notice)
   std::optional<int> exit_code;  ///< of the last exit (128+N for a signal)
   std::string started;           ///< RFC 3339 times
   std::string finished;

@@ -24,8 +24,8 @@ TEST_CASE("state.json: written whole and read back") {
   s.name = "dg";
   s.phase = Phase::Running;
   s.etcd_endpoint = "127.0.0.1:2379";
-  s.nodes.push_back({0, 42, "running", 1, 0, std::nullopt, "2026-01-01T00:00:00Z", ""});
-  s.nodes.push_back({1, 0, "failed", 0, 1, 137, "", ""});
+  s.nodes.push_back({0, 42, "running", 1, 0, 0, std::nullopt, "2026-01-01T00:00:00Z", ""});
+  s.nodes.push_back({1, 0, "failed", 0, 1, 1, 137, "", ""});
   save_state(dir.path, s);
   const JobState back = load_state(dir.path);
   CHECK(back.name == "dg");
@@ -35,6 +35,7 @@ TEST_CASE("state.json: written whole and read back") {
   CHECK(!back.nodes[0].exit_code);
   CHECK(back.nodes[1].exit_code == 137);
   CHECK(back.nodes[1].evictions == 1);
+  CHECK(back.nodes[1].notices == 1);
   CHECK(fs::directory_iterator(dir.path) != fs::directory_iterator());
   for (const auto& e : fs::directory_iterator(dir.path))
     CHECK(e.path().filename() == "state.json");  // no temporary file left

@@ -11,9 +11,11 @@
 #include <chrono>
 #include <iostream>
 #include <map>
+#include <memory>
 
 #include "src/local/etcd_server.hpp"
 #include "src/local/launch.hpp"
+#include "src/local/metadata_service.hpp"
 #include "src/local/process.hpp"
 #include "src/local/requests.hpp"
 #include "src/local/state.hpp"
@@ -50,6 +52,10 @@ class Supervisor {
   void on_request(const Request& request);
   void scale_to(int nodes);
   void evict(int index, int grace_s);
+  void notice(int index, int notice_s);
+  void start_metadata();
+  void poll_once(int signal_fd);
+  [[nodiscard]] bool may_restart(const NodeState& node, const std::string& why) const;
   void kill_overdue();
   void decide_end();
   void finish(Phase phase, int code, const std::string& message);
@@ -65,8 +71,9 @@ class Supervisor {
   LaunchSpec m_spec;
   JobState m_state;
   bool m_stopping = false;
-  std::map<int, Clock::time_point> m_kill_at;  ///< node index -> SIGKILL time (evictions)
-  std::map<int, std::string> m_ending;         ///< node index -> why it is being stopped
+  std::map<int, Clock::time_point> m_kill_at;   ///< node index -> SIGKILL time (evictions)
+  std::map<int, std::string> m_ending;          ///< node index -> why it is being stopped
+  std::unique_ptr<MetadataService> m_metadata;  ///< the simulated VMs' (evict --notice)
 };
 
 std::string node_name(int index) { return "worker-" + std::to_string(index); }
@@ -74,11 +81,7 @@ std::string node_name(int index) { return "worker-" + std::to_string(index); }
 int Supervisor::run(int signal_fd) {
   start_job();
   while (!is_final(m_state.phase)) {
-    pollfd p{signal_fd, POLLIN, 0};
-    if (::poll(&p, 1, 250) > 0) {
-      signalfd_siginfo info{};
-      while (::read(signal_fd, &info, sizeof info) == sizeof info) on_signal(info);
-    }
+    poll_once(signal_fd);
     reap();
     kill_overdue();
     decide_end();
@@ -86,10 +89,38 @@ int Supervisor::run(int signal_fd) {
   return 0;
 }
 
+/// Waits up to 250 ms for a signal or a metadata request, and handles what came.
+void Supervisor::poll_once(int signal_fd) {
+  std::vector<pollfd> fds{{signal_fd, POLLIN, 0}};
+  if (m_metadata) {
+    const std::vector<pollfd> service = m_metadata->fds();
+    fds.insert(fds.end(), service.begin(), service.end());
+  }
+  // A GCE long-poll parked in the service is looked at again at least every 250 ms.
+  if (::poll(fds.data(), fds.size(), 250) < 0) return;
+  if (fds[0].revents != 0) {
+    signalfd_siginfo info{};
+    while (::read(signal_fd, &info, sizeof info) == sizeof info) on_signal(info);
+  }
+  if (m_metadata) m_metadata->serve({fds.begin() + 1, fds.end()});
+}
+
+/// The nodes' VMs get a metadata service as a cloud's do, so that a notice can be drilled; a
+/// job runs as well without it (the agents then find no cloud, as off a cloud).
+void Supervisor::start_metadata() {
+  try {
+    m_metadata =
+        std::make_unique<MetadataService>(cloud_named(m_spec.cloud).value_or(Cloud::Azure));
+  } catch (const Error& e) {
+    event("Warning", "NoMetadataService", e.message() + "; evict --notice cannot be drilled");
+  }
+}
+
 void Supervisor::start_job() {
   m_state.supervisor_pid = ::getpid();
   m_state.engine = m_spec.engine;
   save();
+  start_metadata();
   if (!uses_etcd(m_spec)) {
     // c10d (node 0 hosts the store) or static (node 0 is the master): a port for node 0.
     m_state.rdzv_endpoint = "127.0.0.1:" + std::to_string(free_port());
@@ -120,8 +151,13 @@ void Supervisor::add_node() {
 void Supervisor::start_node(NodeState& node) {
   fs::create_directories(m_dir / "nodes");
   const std::string& endpoint = uses_etcd(m_spec) ? m_state.etcd_endpoint : m_state.rdzv_endpoint;
-  Spawn spawn{node_arguments(m_spec, endpoint), node_environment(m_spec, node.index, endpoint),
-              m_spec.workdir, m_dir / "nodes" / (node_name(node.index) + ".log")};
+  std::map<std::string, std::string> env = node_environment(m_spec, node.index, endpoint);
+  if (m_metadata) {
+    m_metadata->withdraw(node.index);  // a node started again is a new VM: no notice
+    env.emplace("EJOB_SPOT_METADATA_URL", m_metadata->url_for(node.index));
+  }
+  Spawn spawn{node_arguments(m_spec, endpoint), std::move(env), m_spec.workdir,
+              m_dir / "nodes" / (node_name(node.index) + ".log")};
   node.pid = spawn_session(spawn);
   node.status = "running";
   node.started = now_rfc3339();
@@ -171,15 +207,19 @@ void Supervisor::on_node_exit(NodeState& node, int code) {
   } else if (code == 0) {
     node.status = "succeeded";
     event("Normal", "NodeSucceeded", what);
-  } else if (why == "evicted" || retryable(code)) {
-    if (why == "evicted") ++node.evictions;
-    if (node.restarts >= m_spec.max_node_restarts) {
+  } else if (why == "evicted" || why == "preempted" || retryable(code)) {
+    if (why == "evicted" || why == "preempted") ++node.evictions;
+    if (why == "preempted") ++node.notices;
+    if (!may_restart(node, why)) {
       node.status = "failed";
       event("Warning", "BackoffLimitExceeded",
             what + " and was restarted " + std::to_string(node.restarts) + " times");
     } else {
       ++node.restarts;
-      event("Warning", why == "evicted" ? "NodeEvicted" : "NodeRestarted",
+      event("Warning",
+            why == "preempted" ? "NodePreempted"
+            : why == "evicted" ? "NodeEvicted"
+                               : "NodeRestarted",
             what + ", started again");
       start_node(node);
       return;
@@ -191,9 +231,19 @@ void Supervisor::on_node_exit(NodeState& node, int code) {
   save();
 }
 
+/// Preemptions never use up a node's restarts: a reclaimed VM's pod is made again elsewhere
+/// however often the cloud takes one (`--wait --max-preemptions` decides when to give up);
+/// failures do, as backoffLimit counts them.
+bool Supervisor::may_restart(const NodeState& node, const std::string& why) const {
+  if (why == "evicted" || why == "preempted") return true;
+  return node.restarts - node.evictions < m_spec.max_node_restarts;
+}
+
 void Supervisor::on_request(const Request& r) {
   if (r.kind == Request::Kind::Scale)
     scale_to(r.nodes);
+  else if (r.kind == Request::Kind::Notice)
+    notice(r.index, r.grace_s);
   else
     evict(r.index, r.grace_s);
   save();
@@ -222,6 +272,20 @@ void Supervisor::evict(int index, int grace_s) {
         node_name(index) + ": SIGTERM, SIGKILL after " + std::to_string(grace_s) + " s");
   signal_session(node->pid, SIGTERM);
   m_kill_at[index] = Clock::now() + std::chrono::seconds(grace_s);
+}
+
+/// The cloud's notice on the node's metadata service; at the deadline the VM is gone (SIGKILL
+/// of everything the node runs). An agent that heard the notice has left well before.
+void Supervisor::notice(int index, int notice_s) {
+  NodeState* node = node_at(index);
+  if (!node || node->pid == 0 || m_ending.count(index) || !m_metadata) return;
+  m_ending[index] = "preempted";
+  const auto deadline = std::chrono::system_clock::now() + std::chrono::seconds(notice_s);
+  m_metadata->publish(index, deadline);
+  event("Warning", "PreemptionNotice",
+        node_name(index) + ": " + cloud_name(m_metadata->cloud()) +
+            " preemption notice, the VM is reclaimed in " + std::to_string(notice_s) + " s");
+  m_kill_at[index] = Clock::now() + std::chrono::seconds(notice_s);
 }
 
 void Supervisor::kill_overdue() {

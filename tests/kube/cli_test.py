@@ -660,6 +660,41 @@ class LogsDescribeTest(JobBase):
         self.assertIn("disruption budget", refused.stderr)
         self.assertEqual(self.ejob("evict", "bert", "--worker", "7", ok=False).returncode, 8)
 
+    def test_evict_a_node_cordons_it_and_evicts_the_workers_on_it(self):
+        """`ejob evict --node N`: a spot VM's reclaim drilled on a cluster — the node cordoned
+        (kubectl sees spec.unschedulable), the job's workers on it evicted, made again on
+        the other node; describe counts the preemptions apart from failures."""
+        for node in ("spot-a", "spot-b"):
+            self.kubectl("create", "-f", "-", stdin=json.dumps(
+                {"apiVersion": "v1", "kind": "Node", "metadata": {"name": node}}))
+        self.submit(workers="1:4")
+        self.scale("bert", 4)
+        pods = {o["metadata"]["name"]: o["spec"].get("nodeName") for o in self.server.objects("Pod")
+                if o["metadata"]["name"].startswith("bert-worker-")}
+        on_a = sorted(p for p, n in pods.items() if n == "spot-a")
+        self.assertEqual(len(on_a), 2, pods)
+        out = self.ejob("evict", "bert", "--node", "spot-a").stdout
+        self.assertEqual(out, "node/spot-a cordoned\n" + "".join(f'pod "{p}" evicted\n' for p in on_a))
+        self.assertEqual(self.kubectl("get", "node", "spot-a", "-o", "jsonpath={.spec.unschedulable}").stdout, "true")
+        self.server.ctl("sync")
+        self.wait_for(lambda: all(o["spec"].get("nodeName") == "spot-b" for o in self.server.objects("Pod")
+                                  if o["metadata"]["name"].startswith("bert-worker-"))
+                      and len([o for o in self.server.objects("Pod")
+                               if o["metadata"]["name"].startswith("bert-worker-")]) == 4,
+                      "the workers made again on spot-b")
+        described = self.ejob("describe", "bert").stdout
+        self.assertRegex(described, r"Preemptions:\s+2 \(workers evicted or preempted\)")
+        self.assertRegex(described, r"Failures:\s+0 ")
+        missing = self.ejob("evict", "bert", "--node", "spot-a", ok=False)
+        self.assertEqual(missing.returncode, 8, missing.stderr)
+        self.assertIn('has no worker on node "spot-a"', missing.stderr)
+        for args, message in [(["--worker", "1", "--node", "spot-b"], "--worker and --node: one or the other"),
+                              (["--worker", "1", "--notice"], "--notice drills a local job"),
+                              ([], "--worker or --node: what to evict")]:
+            p = self.ejob("evict", "bert", *args, ok=False)
+            self.assertEqual(p.returncode, 2, (args, p.stderr))
+            self.assertIn(message, p.stderr)
+
     def test_logs_of_every_worker_prefixed_in_order(self):
         self.submit(workers="1:12")
         self.scale("bert", 3)
@@ -928,6 +963,24 @@ class WaitTest(JobBase):
         self.assertEqual(rc, 10, err)
         self.assertIn("when its workers were preempted or evicted (worker-1 TerminationByKubelet: Pod was terminated "
                       "in response to imminent node shutdown.)", err)
+
+    def test_wait_gives_up_after_max_preemptions(self):
+        """--max-preemptions 1: the second worker preempted ends the wait with exit 10 while the
+        job goes on (a first one does not)."""
+        p = self.submit_wait("--wait", "--max-preemptions", "1")
+        self.ejob("evict", "bert", "--worker", "0")
+        self.server.ctl("sync")
+        self.wait_for(lambda: "bert-worker-0" in [o["metadata"]["name"] for o in self.server.objects("Pod")],
+                      "worker 0 made again")
+        self.assertIsNone(p.poll(), "the wait ended after one preemption")
+        self.ejob("evict", "bert", "--worker", "1")
+        rc, out, err = self.finish(p)
+        self.assertEqual(rc, 10, err)
+        self.assertIn('elasticjob "bert" lost 2 workers to preemptions or evictions in', err)
+        self.assertIn("more than --max-preemptions 1; it goes on running: `ejob delete bert -n elastic-job`", err)
+        self.assertEqual(len(self.server.objects("ElasticJob")), 1)
+        bad = self.ejob("submit", "--image", "w:1", "--wait", "--max-preemptions", "-1", "--", "t.py", ok=False)
+        self.assertEqual(bad.returncode, 2, bad.stderr)
 
     def test_wait_timed_out_leaves_the_job(self):
         p = self.submit_wait("--wait", "--timeout", "1s")

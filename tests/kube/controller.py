@@ -177,6 +177,9 @@ class Controller:
         svc = {"apiVersion": "v1", "kind": "Service",
                "metadata": {"name": f"{name}-worker-{index}", "labels": labels, "ownerReferences": owner},
                "spec": {"clusterIP": "None", "selector": labels}}
+        node = self.schedule(pres)
+        if node:
+            pod["spec"]["nodeName"] = node
         self.store.create(pres, ns, pod, MANAGER, False)
         self.record(job, "SuccessfulCreatePod", f"Created pod: {name}-worker-{index}")
         try:
@@ -184,6 +187,21 @@ class Controller:
             self.record(job, "SuccessfulCreateService", f"Created service: {name}-worker-{index}")
         except ApiError:
             pass  # the headless Service outlived its pod; keep it
+
+    def schedule(self, pres):
+        """kube-scheduler's part, where the cluster has Nodes: the schedulable node (not
+        cordoned: spec.unschedulable) with the fewest pods, by name on a tie; None without
+        Nodes (pods then stay unscheduled, as they always were here)."""
+        nres = self.store.resource("", "v1", "nodes")
+        nodes = sorted(n["metadata"]["name"] for n in self.store.list(nres, None)[0]
+                       if not n.get("spec", {}).get("unschedulable"))
+        if not nodes:
+            return None
+        load = {n: 0 for n in nodes}
+        for p in self.store.list(pres, None)[0]:
+            if p.get("spec", {}).get("nodeName") in load:
+                load[p["spec"]["nodeName"]] += 1
+        return min(nodes, key=lambda n: (load[n], n))
 
     def record_event(self, obj, kind, reason, message, manager):
         """An event about `obj` (of `kind`), as client-go's recorder of `manager` writes it."""

@@ -613,7 +613,19 @@ def evict(h, res, ns, name):
         raise ApiError(429, "TooManyRequests", "Cannot evict pod as it would violate the pod's disruption budget.",
                        {"causes": [{"reason": "DisruptionBudget",
                                     "message": "The disruption budget ejob-pdb needs 1 healthy pods and has 1 currently"}]})
-    h.server.store.delete(res, ns, name, None, h.query.get("dryRun") == "All")
+    dry_run = h.query.get("dryRun") == "All"
+    if not dry_run:
+        # As kube-apiserver ≥ 1.26 does: the pod is marked before it goes, so that its watchers
+        # (the job's controller, ejob --wait) tell an eviction from a failure.
+        pod = h.server.store.get(res, ns, name)
+        conditions = [c for c in pod.setdefault("status", {}).get("conditions", [])
+                      if c.get("type") != "DisruptionTarget"]
+        conditions.append({"type": "DisruptionTarget", "status": "True", "reason": "EvictionByEvictionAPI",
+                           "message": "Eviction API: evicting",
+                           "lastTransitionTime": now_rfc3339()})
+        pod["status"]["conditions"] = conditions
+        h.server.store.replace(res, ns, name, pod, "kube-apiserver", False, subresource="status")
+    h.server.store.delete(res, ns, name, None, dry_run)
     h.send_json(201, {"kind": "Status", "apiVersion": "v1", "metadata": {}, "status": "Success", "code": 201})
 
 

@@ -320,6 +320,66 @@ def evict_is_a_spot_drill(t):
     t.ejob("evict", "dg", "--worker", "7", check_rc=8)
 
 
+def notice_hands_over_without_losing_steps(t):
+    """evict --notice on a 3-node job: worker 1's VM gets Azure's Preempt event through the
+    metadata service its agent found; its worker checkpoints the model at the notice and
+    leaves, the survivors re-form and resume from that very checkpoint (no step lost), the
+    node comes back as a new VM and joins; describe counts one preemption and no failure,
+    `submit --wait --max-preemptions 1` exits 0 and nothing of the job is left running."""
+    waiter = subprocess.Popen(
+        [t.ejob_binary, "submit", JOBFILE, "--local", "--exact-name", "--name", "sp", "--workers",
+         "2:3", "--set", "workers.replicas=3", "--wait", "--max-preemptions", "1", "--",
+         "examples/digits/train.py", "--epochs=150"],
+        cwd=REPO, env=t.env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        wait_until(lambda: os.path.exists(os.path.join(t.dir("sp"), "state.json")), 60, "job sp")
+        t.wait_log("sp", r"epoch 5/150")
+        t.remember("sp")
+        wrong = t.ejob("evict", "sp", "--worker", "1", "--notice", "--provider", "gce", check_rc=2)
+        check("are azure VMs" in wrong.stderr, wrong.stderr)
+        sent = t.ejob("evict", "sp", "--worker", "1", "--notice").stdout
+        check("got a preemption notice (azure); its VM is reclaimed in 30 s" in sent, sent)
+        out, err = waiter.communicate(timeout=300)
+    finally:
+        waiter.kill()
+    check(waiter.returncode == 0, "submit --wait exited %d: %s" % (waiter.returncode, err[-2000:]))
+    logs = t.logs("sp")
+    saved = re.search(r"\[worker-1\] preemption notice \(azure Preempt, the VM goes at [^)]*\): "
+                      r"saved the model after epoch (\d+)", logs)
+    check(saved, "no checkpoint at the notice:\n" + logs[-4000:])
+    resumed = [int(x) for x in re.findall(r"resumed from epoch (\d+)", logs)]
+    check(resumed and resumed[0] == int(saved.group(1)), "resumed from %s, saved at the notice %s"
+          % (resumed, saved.group(1)))
+    check(accuracy(logs) >= 0.9, "accuracy")
+    node = [n for n in t.state("sp")["nodes"] if n["index"] == 1][0]
+    check(node["evictions"] == 1 and node["notices"] == 1 and node["status"] == "succeeded", node)
+    d = t.ejob("describe", "sp").stdout
+    check(re.search(r"Preemptions:\s+1 \(1 announced by a notice\)", d)
+          and re.search(r"Failures:\s+0", d) and "PreemptionNotice" in d, d)
+    for sid in t.sessions:
+        check(not session_members(sid), "processes of session %d outlived the job" % sid)
+
+
+def max_preemptions_gives_up(t):
+    """--wait --max-preemptions 0: the first preemption ends the wait with exit 10, naming the
+    count and how to stop the job, which goes on."""
+    waiter = subprocess.Popen(
+        [t.ejob_binary, "submit", JOBFILE, "--local", "--exact-name", "--name", "mp", "--wait",
+         "--max-preemptions", "0", "--", "examples/digits/train.py", "--epochs=100000"],
+        cwd=REPO, env=t.env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        wait_until(lambda: os.path.exists(os.path.join(t.dir("mp"), "state.json")), 60, "job mp")
+        t.wait_log("mp", r"epoch 2/")
+        t.remember("mp")
+        t.ejob("evict", "mp", "--worker", "0", "--notice", "--grace", "5")
+        out, err = waiter.communicate(timeout=120)
+    finally:
+        waiter.kill()
+    check(waiter.returncode == 10, "exit %d: %s" % (waiter.returncode, err))
+    check("preempted 1 time, more than --max-preemptions 0" in err and "ejob delete mp" in err, err)
+    check(t.state("mp")["phase"] == "Running", t.state("mp"))
+
+
 def pytorchjob_trains_with_c10d_on_node_0(t):
     """--engine pytorchjob: training-operator's semantics here — c10d, no etcd, node 0 hosts
     the store (PET_* as the operator sets them) — and the job trains to the end."""
@@ -383,7 +443,8 @@ SCENARIOS = {f.__name__: f for f in [
     torchrun_and_agent_share_a_pytorchjob_rendezvous,
     completes, follow_exits_with_the_result, kill9_resumes_from_the_checkpoint, scale_up_and_down,
     delete_leaves_nothing, outlives_the_submitter, two_jobs_at_once, damaged_state_is_named,
-    bad_input, failing_script_fails_the_job, runs_without_an_image, evict_is_a_spot_drill]}
+    bad_input, failing_script_fails_the_job, runs_without_an_image, evict_is_a_spot_drill,
+    notice_hands_over_without_losing_steps, max_preemptions_gives_up]}
 
 
 def main(argv):
