@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cstdio>
 #include <iostream>
+#include <regex>
 #include <span>
 #include <string_view>
 
@@ -111,6 +112,38 @@ bool answer_without_parsing(CLI::App& app, const std::vector<std::string>& args)
   return false;
 }
 
+/// The command the arguments named (the innermost parsed subcommand), for messages.
+std::string parsed_command(const CLI::App& app) {
+  std::string name = "ejob";
+  for (const CLI::App* cmd = &app;;) {
+    const auto subs = cmd->get_subcommands();
+    if (subs.empty()) return name;
+    cmd = subs.front();
+    name += " " + cmd->get_name();
+  }
+}
+
+/// CLI11's messages in ejob's words: the flag, what was given and what it takes.
+std::string usage_message(const CLI::ParseError& e, const CLI::App& app) {
+  const std::string what = e.what();
+  const std::string help = "; see '" + parsed_command(app) + " --help'";
+  std::smatch m;
+  if (std::regex_match(what, m, std::regex("Could not convert: (\\S+) = (.*)")))
+    return m[1].str() + ": \"" + m[2].str() + "\" is not a whole number";
+  if (std::regex_match(what, m, std::regex("(\\S+): \\d+ required \\S+ missing")))
+    return m[1].str() + " needs a value" + help;
+  if (std::regex_match(what, m, std::regex("(\\S+): (.*) not in \\{(.*)\\}"))) {
+    std::string choices = std::regex_replace(m[3].str(), std::regex(","), ", ");
+    return m[1].str() + ": \"" + m[2].str() + "\" is not one of " + choices;
+  }
+  if (std::regex_match(what, m, std::regex("(\\S+) is required")))
+    return "'" + parsed_command(app) + "' needs " +
+           (m[1].str().starts_with("-") ? m[1].str() : "its " + m[1].str() + " argument") + help;
+  if (what == "A subcommand is required")
+    return "'" + parsed_command(app) + "' needs a subcommand" + help;
+  return what;
+}
+
 }  // namespace
 
 std::vector<std::string> take_trailing_args() {
@@ -160,7 +193,7 @@ int run(int argc, char** argv) {
     return app.exit(e);
   } catch (const CLI::ParseError& e) {
     std::cout.flush();
-    std::cerr << format_error(Error(ErrorCode::Usage, e.what()));
+    std::cerr << format_error(Error(ErrorCode::Usage, usage_message(e, app)));
     return exit_code(ErrorCode::Usage);
   } catch (const Error& e) {
     std::cout.flush();

@@ -59,6 +59,7 @@ struct SubmitPlan {
   bool managed_fields = false;
   bool wait = false;
   job::WaitOptions wait_options;  ///< --timeout, --max-preemptions
+  std::vector<job::SweepAxis> sweep_axes;  ///< --sweep, checked before anything is asked
 };
 
 SubmitPlan validate(const SubmitFlags& f) {
@@ -80,6 +81,8 @@ SubmitPlan validate(const SubmitFlags& f) {
   plan.wait_options.max_preemptions = f.max_preemptions;
   if (plan.wait && plan.dry_run != DryRunMode::None)
     throw Error(ErrorCode::Usage, "--wait cannot wait for a --dry-run");
+  for (const std::string& sweep : f.sweeps) plan.sweep_axes.push_back(parse_sweep(sweep));
+  if (!plan.sweep_axes.empty()) sweep_points(plan.sweep_axes);  // twice the same key, too many
   return plan;
 }
 
@@ -239,9 +242,7 @@ void print_sweep(const std::string& id, const std::vector<SweepJob>& jobs) {
 /// --sweep: the cross product of the values, one job each, on `backend`.
 void run_sweep(const SubmitFlags& f, const JobRequest& base, const SubmitPlan& plan,
                const render::helm::RenderIo& io, job::Backend& backend) {
-  std::vector<SweepAxis> axes;
-  for (const std::string& s : f.sweeps) axes.push_back(parse_sweep(s));
-  const std::vector<SweepPoint> points = sweep_points(axes);
+  const std::vector<SweepPoint> points = sweep_points(plan.sweep_axes);
   const Job first = resolve_job(base, io.read);  // bad values stop the sweep before any job
   const std::string id = new_sweep_id();
   std::vector<JobRequest> requests;

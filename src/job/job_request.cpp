@@ -203,6 +203,20 @@ void append_script_args(const std::vector<std::string>& args, const Map& chart_v
   set_path(values, {"scriptArgs"}, Value::list(std::move(list)));
 }
 
+/// A job's namespace is refused before anything is rendered or sent when the API server
+/// would refuse it: a DNS-1123 label. (`ejob template`, like `helm template`, prints any.)
+void check_namespace(const std::string& ns, const std::string& origin) {
+  const bool label_chars = std::all_of(ns.begin(), ns.end(), [](char c) {
+    return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '-';
+  });
+  if (!ns.empty() && ns.size() <= 63 && label_chars && ns.front() != '-' && ns.back() != '-')
+    return;
+  throw Error(ErrorCode::Usage,
+              origin + ": \"" + ns +
+                  "\" is not a namespace name (a DNS label: at most 63 lower-case "
+                  "letters, digits and '-', starting and ending with a letter or digit)");
+}
+
 }  // namespace
 
 Job resolve_job(const JobRequest& request, const render::helm::ReadFile& read_uncached,
@@ -215,6 +229,7 @@ Job resolve_job(const JobRequest& request, const render::helm::ReadFile& read_un
   if (request.job_file) sources.files.insert(sources.files.begin(), *request.job_file);
   ValueLocator locator(sources, read);
   if (job_mode) check_sources(sources, *job.chart, locator, read, request.job_file);
+  if (job_mode) job.locator = std::make_shared<const ValueLocator>(locator);
   job.values = render::helm::merge_user_values(sources, read);
   const TeamConfig* team = job_mode && request.team_config ? &team_config() : nullptr;
   if (team) fill_team_values(*team, job.chart->values.as_map(), job.values);
@@ -242,6 +257,9 @@ Job resolve_job(const JobRequest& request, const render::helm::ReadFile& read_un
                    : !request.chart_dir.empty() ? std::string("default")
                    : !team_ns.empty()           ? team_ns
                                                 : std::string(k_job_namespace);
+  if (job_mode)
+    check_namespace(job.name_space,
+                    request.name_space.empty() ? "the team config's namespace" : "-n");
   return job;
 }
 
@@ -254,8 +272,25 @@ render::helm::RenderOptions job_render_options(const Job& job) {
   return options;
 }
 
+namespace {
+
+/// Runs `render`; a values.schema.json failure of a job is rethrown pointing at the value.
+template <typename Render>
+auto with_located_values(const Job& job, Render render) {
+  try {
+    return render();
+  } catch (const Error& e) {
+    if (!job.locator) throw;
+    if (std::optional<Error> located = locate_schema_error(e, *job.locator)) throw *located;
+    throw;
+  }
+}
+
+}  // namespace
+
 std::string render_job(const Job& job, const render::helm::RenderIo& io) {
-  return render::helm::render_chart(job_render_options(job), io);
+  return with_located_values(
+      job, [&] { return render::helm::render_chart(job_render_options(job), io); });
 }
 
 kubeapi::Json api_object(const render::go::Value& object) {
@@ -264,8 +299,8 @@ kubeapi::Json api_object(const render::go::Value& object) {
 
 std::vector<kubeapi::Json> render_job_objects(const Job& job, const render::helm::RenderIo& io) {
   std::vector<kubeapi::Json> objects;
-  const render::helm::SortedManifests sorted =
-      render::helm::render_manifests(job_render_options(job), io);
+  const render::helm::SortedManifests sorted = with_located_values(
+      job, [&] { return render::helm::render_manifests(job_render_options(job), io); });
   for (const render::go::Value& object : render::helm::manifest_objects(sorted))
     objects.push_back(api_object(object));
   return objects;

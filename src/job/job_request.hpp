@@ -11,10 +11,12 @@
 /// which cli/ passes in) and the namespace defaults to `elastic-job`.
 
 #include <functional>
+#include <memory>
 #include <optional>
 #include <string>
 
 #include "src/job/job_flags.hpp"
+#include "src/job/value_locator.hpp"
 #include "src/kubeapi/client.hpp"
 #include "src/render/go/value.hpp"
 #include "src/render/helm/chart.hpp"
@@ -54,6 +56,8 @@ struct Job {
   render::go::Map values;
   std::string name;
   std::string name_space;
+  /// Job mode: where each value was written, to point a schema failure at it.
+  std::shared_ptr<const ValueLocator> locator;
 };
 
 /// True when the request is about a job — no --chart (the embedded elasticjob chart), a

@@ -2,6 +2,8 @@
 
 #include <yaml-cpp/yaml.h>
 
+#include <algorithm>
+#include <regex>
 #include <string_view>
 #include <utility>
 
@@ -213,6 +215,67 @@ Location ValueLocator::in_effect(const ValuePath& path, Part part) const {
   for (auto file = m_sources.files.rbegin(); file != m_sources.files.rend(); ++file)
     if (auto found = find(*file, path, part)) return *found;
   return {};
+}
+
+namespace {
+
+constexpr std::string_view k_schema_report =
+    "values don't meet the specifications of the schema(s) in the following chart(s):";
+
+/// `/storage/data/blob` as steps; a number is a list index where the values have a list.
+std::vector<std::string> pointer_segments(const std::string& pointer) {
+  std::vector<std::string> out;
+  for (size_t at = 1; at <= pointer.size() && !pointer.empty();) {
+    size_t slash = pointer.find('/', at);
+    std::string s = pointer.substr(at, slash == std::string::npos ? slash : slash - at);
+    for (size_t i; (i = s.find("~1")) != std::string::npos;) s.replace(i, 2, "/");
+    for (size_t i; (i = s.find("~0")) != std::string::npos;) s.replace(i, 2, "~");
+    out.push_back(std::move(s));
+    if (slash == std::string::npos) break;
+    at = slash + 1;
+  }
+  return out;
+}
+
+/// Where the value at `segments` was written; each all-digit segment tried as an index, then
+/// as a key.
+std::optional<std::pair<ValuePath, Location>> find_pointer(const ValueLocator& locator,
+                                                           const std::vector<std::string>& segs,
+                                                           ValuePath path = {}) {
+  if (path.size() == segs.size()) {
+    Location where = locator.in_effect(path, Part::Key);
+    if (where.empty()) return std::nullopt;
+    return std::make_pair(path, where);
+  }
+  const std::string& s = segs[path.size()];
+  const bool digits = !s.empty() && s.size() < 7 &&
+                      std::all_of(s.begin(), s.end(), [](char c) { return c >= '0' && c <= '9'; });
+  if (digits) {
+    ValuePath as_index = path;
+    as_index.push_back({"", std::stoul(s)});
+    if (auto found = find_pointer(locator, segs, as_index)) return found;
+  }
+  path.push_back({s, std::nullopt});
+  return find_pointer(locator, segs, path);
+}
+
+}  // namespace
+
+std::optional<Error> locate_schema_error(const Error& e, const ValueLocator& locator) {
+  const std::string& report = e.message();
+  if (report.rfind(k_schema_report, 0) != 0) return std::nullopt;
+  static const std::regex problem("\\n- at '(/[^']*)': ([^\\n]*)");
+  std::smatch m;
+  if (!std::regex_search(report, m, problem)) return std::nullopt;
+  const auto found = find_pointer(locator, pointer_segments(m[1].str()));
+  if (!found) return std::nullopt;
+  static const std::regex any_problem("\\n *- at '");
+  const auto problems = std::distance(
+      std::sregex_iterator(report.begin(), report.end(), any_problem), std::sregex_iterator());
+  std::string message =
+      path_text(found->first) + ": " + m[2].str() + " (the chart's values.schema.json";
+  if (problems > 1) message += "; and " + std::to_string(problems - 1) + " more problems";
+  return Error(e.code(), message + ")", found->second);
 }
 
 }  // namespace ejob::job

@@ -49,4 +49,11 @@ class ValueLocator {
   render::helm::ReadFile m_read;
 };
 
+/// A values.schema.json failure (render::helm::validate_values' report) pointed at where the
+/// user wrote the first failing value: `FILE:LINE:COL: storage.data: missing property
+/// 'mountPath' (the chart's values.schema.json)`, with how many more problems the report has.
+/// nullopt when `e` is no such report or the value cannot be found in the user's sources (a
+/// chart default, a problem at the top of the values).
+std::optional<Error> locate_schema_error(const Error& e, const ValueLocator& locator);
+
 }  // namespace ejob::job
