@@ -58,7 +58,7 @@ struct SubmitPlan {
   Output output = Output::Text;
   bool managed_fields = false;
   bool wait = false;
-  job::WaitOptions wait_options;  ///< --timeout, --max-preemptions
+  job::WaitOptions wait_options;           ///< --timeout, --max-preemptions
   std::vector<job::SweepAxis> sweep_axes;  ///< --sweep, checked before anything is asked
 };
 

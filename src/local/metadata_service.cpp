@@ -242,9 +242,9 @@ HttpAnswer gce_answer(int status, std::string body, const std::string& etag) {
 }
 
 void send_answer(int fd, const HttpAnswer& a) {
-  std::string out = "HTTP/1.1 " + std::to_string(a.status) +
-                    (a.status == 200 ? " OK" : " Error") + "\r\nContent-Length: " +
-                    std::to_string(a.body.size()) + "\r\nConnection: close\r\n";
+  std::string out = "HTTP/1.1 " + std::to_string(a.status) + (a.status == 200 ? " OK" : " Error") +
+                    "\r\nContent-Length: " + std::to_string(a.body.size()) +
+                    "\r\nConnection: close\r\n";
   for (const auto& [name, value] : a.headers) out += name + ": " + value + "\r\n";
   out += "\r\n" + a.body;
   for (size_t sent = 0; sent < out.size();) {
@@ -324,7 +324,8 @@ void MetadataService::serve(const std::vector<pollfd>& polled) {
 }
 
 void MetadataService::accept_all() {
-  for (int fd; (fd = ::accept4(m_listen_fd, nullptr, nullptr, SOCK_CLOEXEC | SOCK_NONBLOCK)) >= 0;) {
+  for (int fd;
+       (fd = ::accept4(m_listen_fd, nullptr, nullptr, SOCK_CLOEXEC | SOCK_NONBLOCK)) >= 0;) {
     auto c = std::make_unique<Connection>();
     c->fd = fd;
     m_connections.push_back(std::move(c));

@@ -65,8 +65,8 @@ Reply request(const std::string& url, const std::string& method, const std::stri
   addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
   REQUIRE(::connect(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr) == 0);
   const std::string out = method + " " + url.substr(slash) + path + " HTTP/1.1\r\nHost: x\r\n" +
-                          headers + "Content-Length: " + std::to_string(body.size()) +
-                          "\r\n\r\n" + body;
+                          headers + "Content-Length: " + std::to_string(body.size()) + "\r\n\r\n" +
+                          body;
   REQUIRE(::send(fd, out.data(), out.size(), 0) == static_cast<ssize_t>(out.size()));
   std::string in;
   char buffer[4096];
@@ -87,9 +87,9 @@ TEST_CASE("metadata service: Azure Scheduled Events for each node's VM") {
   Served s(Cloud::Azure);
   const std::string url = s.service.url_for(1);
   CHECK(request(url, "GET", k_events).status == 400);  // no Metadata: true
-  const Reply name = request(url, "GET",
-                             "/metadata/instance/compute/name?api-version=2021-02-01&format=text",
-                             "Metadata: true\r\n");
+  const Reply name =
+      request(url, "GET", "/metadata/instance/compute/name?api-version=2021-02-01&format=text",
+              "Metadata: true\r\n");
   CHECK(name.status == 200);
   CHECK(name.body == "ejob-local-worker-1");
   auto before = nlohmann::json::parse(request(url, "GET", k_events, "Metadata: true\r\n").body);
@@ -109,8 +109,8 @@ TEST_CASE("metadata service: Azure Scheduled Events for each node's VM") {
       request(s.service.url_for(0), "GET", k_events, "Metadata: true\r\n").body);
   CHECK(other["Events"].empty());
 
-  const std::string ack = R"({"StartRequests":[{"EventId":")" +
-                          event["EventId"].get<std::string>() + R"("}]})";
+  const std::string ack =
+      R"({"StartRequests":[{"EventId":")" + event["EventId"].get<std::string>() + R"("}]})";
   CHECK(request(url, "POST", k_events, "Metadata: true\r\n", ack).status == 200);
   CHECK(s.service.acknowledged(1));
   auto started = nlohmann::json::parse(request(url, "GET", k_events, "Metadata: true\r\n").body);
@@ -125,8 +125,8 @@ TEST_CASE("metadata service: AWS IMDSv2 spot instance-action") {
   const std::string action = "/latest/meta-data/spot/instance-action";
   CHECK(request(url, "GET", action).status == 401);
   CHECK(request(url, "PUT", "/latest/api/token").status == 400);  // no TTL
-  const Reply token = request(url, "PUT", "/latest/api/token",
-                              "X-aws-ec2-metadata-token-ttl-seconds: 21600\r\n");
+  const Reply token =
+      request(url, "PUT", "/latest/api/token", "X-aws-ec2-metadata-token-ttl-seconds: 21600\r\n");
   REQUIRE(token.status == 200);
   const std::string with_token = "X-aws-ec2-metadata-token: " + token.body + "\r\n";
   CHECK(request(url, "GET", action, with_token).status == 404);
@@ -161,9 +161,8 @@ TEST_CASE("metadata service: GCE instance/preempted with ETags and wait_for_chan
     std::this_thread::sleep_for(std::chrono::milliseconds(300));
     s.publish(0, 30);
   });
-  const Reply changed =
-      request(url, "GET", path + "?wait_for_change=true&last_etag=" + etag + "&timeout_sec=20",
-              flavor);
+  const Reply changed = request(
+      url, "GET", path + "?wait_for_change=true&last_etag=" + etag + "&timeout_sec=20", flavor);
   notifier.join();
   CHECK(changed.body == "TRUE");
   CHECK(changed.head.find("ETag: " + etag + "\r\n") == std::string::npos);
