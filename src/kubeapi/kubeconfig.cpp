@@ -2,6 +2,7 @@
 
 #include <yaml-cpp/yaml.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
@@ -141,7 +142,7 @@ ExecConfig read_exec(const YAML::Node& node, const fs::path& dir) {
   exec.api_version = scalar(node, "apiVersion");
   exec.command = scalar(node, "command");
   if (exec.command.find('/') != std::string::npos && fs::path(exec.command).is_relative())
-    exec.command = (dir / exec.command).string();
+    exec.command = (dir / exec.command).lexically_normal().string();
   if (node["args"] && node["args"].IsSequence())
     for (const YAML::Node& a : node["args"]) exec.args.push_back(a.as<std::string>());
   if (node["env"] && node["env"].IsSequence())
@@ -167,10 +168,35 @@ const Named& lookup(const std::map<std::string, Named>& map, const std::string& 
   return it->second;
 }
 
+/// Whether `url` is SCHEME://HOST[:PORT][/PATH] with one of `schemes`, a host, and no
+/// character a URL cannot hold as it is (a space, a quote).
+bool is_url(const std::string& url, std::initializer_list<std::string_view> schemes) {
+  const size_t sep = url.find("://");
+  if (sep == std::string::npos || std::find(schemes.begin(), schemes.end(),
+                                            std::string_view(url).substr(0, sep)) == schemes.end())
+    return false;
+  const std::string rest = url.substr(sep + 3);
+  const std::string host = rest.substr(0, rest.find_first_of("/:"));
+  return !host.empty() && url.find_first_of(" \t\"<>\\^`{|}") == std::string::npos;
+}
+
+/// The cluster's server as a URL; `HOST:PORT` without a scheme is https, as client-go takes it.
+std::string server_url(const Named& cluster) {
+  std::string server = scalar(cluster.node, "server");
+  if (server.empty())
+    throw Error(ErrorCode::Input,
+                "kubeconfig " + cluster.file.string() + ": cluster has no server");
+  if (server.find("://") == std::string::npos) server = "https://" + server;
+  if (!is_url(server, {"https", "http"}))
+    throw Error(ErrorCode::Input, "kubeconfig " + cluster.file.string() + ": server \"" +
+                                      scalar(cluster.node, "server") +
+                                      "\" is not an http(s) URL with a host");
+  while (server.back() == '/') server.pop_back();
+  return server;
+}
+
 void apply_cluster(const Named& cluster, RestConfig& cfg) {
-  cfg.server = scalar(cluster.node, "server");
-  while (!cfg.server.empty() && cfg.server.back() == '/') cfg.server.pop_back();
-  if (cfg.server.empty()) throw Error(ErrorCode::Input, "kubeconfig: cluster has no server");
+  cfg.server = server_url(cluster);
   cfg.ca_pem = data_or_file(cluster, "certificate-authority");
   cfg.insecure = cluster.node["insecure-skip-tls-verify"] &&
                  cluster.node["insecure-skip-tls-verify"].as<bool>();
@@ -180,11 +206,22 @@ void apply_cluster(const Named& cluster, RestConfig& cfg) {
                 "allowed");
   cfg.tls_server_name = scalar(cluster.node, "tls-server-name");
   cfg.proxy_url = scalar(cluster.node, "proxy-url");
+  if (!cfg.proxy_url.empty() && !is_url(cfg.proxy_url, {"http", "https", "socks5"}))
+    throw Error(ErrorCode::Input, "kubeconfig " + cluster.file.string() + ": proxy-url \"" +
+                                      cfg.proxy_url +
+                                      "\" is not an http, https or socks5 URL with a host");
 }
 
 void apply_user(const Named& user, RestConfig& cfg) {
   cfg.client_cert_pem = data_or_file(user, "client-certificate");
   cfg.client_key_pem = data_or_file(user, "client-key");
+  if (cfg.client_cert_pem.empty() != cfg.client_key_pem.empty())
+    throw Error(ErrorCode::Input,
+                "kubeconfig " + user.file.string() + ": " +
+                    (cfg.client_key_pem.empty() ? "client-certificate without client-key"
+                                                : "client-key without client-certificate") +
+                    ": the client certificate needs both (client-certificate[-data] and "
+                    "client-key[-data])");
   cfg.token = scalar(user.node, "token");
   if (std::string file = scalar(user.node, "tokenFile"); !file.empty())
     cfg.token_file = fs::path(file).is_relative() ? (user.dir / file).string() : file;

@@ -116,7 +116,7 @@ TEST_CASE("kubeconfig: exec plugin settings are read and its relative command re
   RestConfig cfg = load_config({d.path + "/b", "three", ""}, Environment{});
   REQUIRE(cfg.exec);
   CHECK(cfg.exec->api_version == "client.authentication.k8s.io/v1");
-  CHECK(cfg.exec->command == d.path + "/./bin/plugin");
+  CHECK(cfg.exec->command == d.path + "/bin/plugin");
   CHECK(cfg.exec->args == std::vector<std::string>{"get-token", "--x"});
   CHECK(cfg.exec->env == std::vector<std::pair<std::string, std::string>>{{"A", "1"}});
   CHECK(cfg.exec->interactive_mode == "Never");

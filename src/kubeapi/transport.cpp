@@ -161,6 +161,20 @@ bool is_tls_failure(CURLcode c) {
          c == CURLE_SSL_CERTPROBLEM || c == CURLE_SSL_CONNECT_ERROR;
 }
 
+/// The server's TLS alert after the handshake, as TLS 1.3 sends one about a client
+/// certificate it does not accept (`tlsv1 alert unknown ca`, `certificate required`): the same
+/// answer however often it is asked.
+bool is_tls_alert(CURLcode c, const std::string& error) {
+  return (c == CURLE_RECV_ERROR || c == CURLE_SEND_ERROR) &&
+         error.find(" alert ") != std::string::npos;
+}
+
+/// `tlsv1 alert unknown ca` out of OpenSSL's `...:SSL routines::tlsv1 alert unknown ca, errno 0`.
+std::string tls_alert_text(const std::string& error) {
+  std::string text = error.substr(error.rfind(':') + 1);
+  return text.substr(0, text.find(','));
+}
+
 bool retryable_status(long s) { return s == 500 || s == 502 || s == 503 || s == 504; }
 
 HttpVersion version_of(long curl_version) {
@@ -537,6 +551,11 @@ struct Transport::Impl {
       throw TransportError("TLS handshake with " + cfg.server + " failed: " + a.curl_error +
                                " (check " + tls_hint(a) + ")",
                            false);
+    if (is_tls_alert(a.curl, a.curl_error))
+      throw TransportError(cfg.server +
+                               " refused the TLS session: " + tls_alert_text(a.curl_error) +
+                               " (check the client certificate and key of the credentials)",
+                           false);
     std::string tries;
     if (attempts > 1) {
       const auto ms = std::chrono::duration_cast<std::chrono::milliseconds>(Clock::now() - start);
@@ -589,7 +608,8 @@ struct Transport::Impl {
   static bool may_retry_failure(const Request& req, const Attempt& a) {
     const bool no_connection =
         a.curl == CURLE_COULDNT_CONNECT || (a.curl == CURLE_OPERATION_TIMEDOUT && !a.sent);
-    return !is_tls_failure(a.curl) && !no_connection && (req.retry == Retry::Idempotent || !a.sent);
+    return !is_tls_failure(a.curl) && !is_tls_alert(a.curl, a.curl_error) && !no_connection &&
+           (req.retry == Retry::Idempotent || !a.sent);
   }
 
   /// An answer worth asking again for: 429, or a 5xx to an idempotent request.

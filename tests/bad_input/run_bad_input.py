@@ -21,7 +21,9 @@ A case (one item of a YAML list in tests/bad_input/*.yaml):
         ejob: error: ...
       stdout: ""                                   # (default "")
 
-In expected texts `$DIR` stands for the case's folder and `$PORT` for the test server's port.
+In expected texts `$DIR` stands for the case's folder, `$PORT` for the test server's port and
+`$SERVER_DIR` for its folder (its CA and client certificates: ca.crt, admin.crt, ...), which a
+case's kubeconfig may name too.
 --update writes what ejob printed into the files (read the diff before committing it).
 """
 import argparse
@@ -42,9 +44,12 @@ import cli_test  # noqa: E402  the test server's harness (Server)
 
 
 def disk_state(root):
-    """Every file and folder under `root` with a digest of its contents."""
+    """Every file and folder under `root` with a digest of its contents; the cache folder
+    (XDG_CACHE_HOME: what the cluster serves, as kubectl's discovery cache) is no state."""
     state = {}
     for folder, dirs, files in os.walk(root):
+        if folder == root:
+            dirs[:] = [d for d in dirs if d != ".cache"]
         for d in dirs:
             state[os.path.relpath(os.path.join(folder, d), root) + "/"] = "dir"
         for f in files:
@@ -82,7 +87,8 @@ class Runner:
         self.server.stop()
 
     def placeholders(self, text, root):
-        return text.replace(root, "$DIR").replace(":%d" % self.server.port, ":$PORT")
+        return (text.replace(root, "$DIR").replace(self.server.dir, "$SERVER_DIR")
+                .replace(":%d" % self.server.port, ":$PORT"))
 
     def run(self, case):
         """(status, stdout, stderr, what changed) of one case, in a fresh folder; a case that

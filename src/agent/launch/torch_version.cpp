@@ -52,7 +52,12 @@ RdzvDialect dialect_of_torch_version(const std::string& version) {
   if (!std::regex_match(version, m, form))
     throw Error(ErrorCode::Usage,
                 "--torch_version=" + version + " is not a torch version (e.g. 1.13 or 2.6.0)");
-  return std::stoi(m[1]) >= 2 ? RdzvDialect::Torch2 : RdzvDialect::Torch1_13;
+  const int major = std::stoi(m[1]);
+  if (major == 0)
+    throw Error(ErrorCode::Usage, "--torch_version=" + version +
+                                      ": torch before 1.0 has no torch.distributed.elastic; "
+                                      "ejob-agent speaks the rendezvous of torch 1.13 and 2.x");
+  return major >= 2 ? RdzvDialect::Torch2 : RdzvDialect::Torch1_13;
 }
 
 std::optional<std::string> installed_torch_version(const std::string& python) {
