@@ -68,7 +68,7 @@ EtcdServer start_etcd(const std::string& etcd, const fs::path& dir, int timeout_
     const int client = free_port();
     int peer = free_port();
     while (peer == client) peer = free_port();
-    const pid_t pid = spawn_session({etcd_argv(etcd, dir, client, peer), {}, dir, log});
+    const pid_t pid = spawn_session({etcd_argv(etcd, dir, client, peer), {}, dir, log, true});
     if (wait_healthy(pid, client, timeout_ms)) return {pid, client};
   }
   throw Error(ErrorCode::Io,

@@ -85,6 +85,31 @@ void stop_orphans(const JobState& s) {
   for (pid_t sid : job_sessions(s)) signal_session(sid, SIGKILL);
 }
 
+/// A job whose supervisor is gone (killed, out of memory) while it ran: nothing restarts its
+/// nodes or records its end any more. Its nodes had SIGTERM when the supervisor died (they ask
+/// for it at start), so their workers could checkpoint; what is left is stopped here, and the
+/// job is ended as Failed with the reason, once, by whoever reads it first.
+JobState settled(const fs::path& dir, JobState s) {
+  if (is_final(s.phase) || s.phase == Phase::Starting || process_alive(s.supervisor_pid)) return s;
+  stop_orphans(s);
+  const std::string why = "its supervisor (pid " + std::to_string(s.supervisor_pid) +
+                          ") was lost; its nodes were stopped (see " +
+                          (dir / "supervisor.log").string() + ")";
+  append_event(dir, {now_rfc3339(), "Warning", "SupervisorLost", why});
+  s.phase = Phase::Failed;
+  s.exit_code = 1;
+  s.message = why;
+  s.finished = now_rfc3339();
+  for (NodeState& n : s.nodes) {
+    if (n.pid == 0) continue;
+    n.pid = 0;
+    n.status = "stopped";
+  }
+  s.etcd_pid = 0;
+  save_state(dir, s);
+  return s;
+}
+
 }  // namespace
 
 namespace {
@@ -130,7 +155,7 @@ JobState get(const std::string& name) {
   if (!exists(name))
     throw Error(ErrorCode::NotFound,
                 "no local job named \"" + name + "\" (in " + state_root().string() + ")");
-  return load_state(job_dir(name));
+  return settled(job_dir(name), load_state(job_dir(name)));
 }
 
 std::vector<JobState> list(const std::function<void(const std::string&)>& warn) {
@@ -139,7 +164,7 @@ std::vector<JobState> list(const std::function<void(const std::string&)>& warn) 
   for (const auto& entry : fs::directory_iterator(state_root(), ec)) {
     if (!fs::exists(entry.path() / "state.json")) continue;
     try {
-      jobs.push_back(load_state(entry.path()));
+      jobs.push_back(settled(entry.path(), load_state(entry.path())));
     } catch (const Error& e) {
       warn(e.message());
     }

@@ -5,6 +5,7 @@
 #include <fcntl.h>
 #include <netinet/in.h>
 #include <poll.h>
+#include <sys/prctl.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
@@ -40,8 +41,12 @@ std::vector<char*> c_strings(std::vector<std::string>& strings) {
   return out;
 }
 
-[[noreturn]] void exec_child(const Spawn& spawn, int log_fd) {
+[[noreturn]] void exec_child(const Spawn& spawn, int log_fd, pid_t parent) {
   ::setsid();
+  if (spawn.dies_with_parent) {
+    ::prctl(PR_SET_PDEATHSIG, SIGTERM);
+    if (::getppid() != parent) ::_exit(143);  // the parent died before the request took
+  }
   int null_fd = ::open("/dev/null", O_RDONLY);
   ::dup2(null_fd, 0);
   ::dup2(log_fd, 1);
@@ -109,8 +114,9 @@ HttpReply parse_http(const std::string& raw, int port) {
 pid_t spawn_session(const Spawn& spawn) {
   int log_fd = ::open(spawn.log.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
   if (log_fd < 0) throw Error(ErrorCode::Io, spawn.log.string() + ": " + std::strerror(errno));
+  const pid_t parent = ::getpid();
   pid_t pid = ::fork();
-  if (pid == 0) exec_child(spawn, log_fd);
+  if (pid == 0) exec_child(spawn, log_fd, parent);
   ::close(log_fd);
   if (pid < 0) throw Error(ErrorCode::Io, std::string("fork: ") + std::strerror(errno));
   return pid;

@@ -19,6 +19,9 @@ struct Spawn {
   std::map<std::string, std::string> env;
   std::filesystem::path workdir;
   std::filesystem::path log;
+  /// The child gets SIGTERM when the process that started it dies (a job's nodes and etcd
+  /// with their supervisor: nothing is left running that nobody watches).
+  bool dies_with_parent = false;
 };
 
 /// Starts `spawn` as the leader of a new session; returns its pid (= its session id). A child

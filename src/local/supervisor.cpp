@@ -157,7 +157,7 @@ void Supervisor::start_node(NodeState& node) {
     env.emplace("EJOB_SPOT_METADATA_URL", m_metadata->url_for(node.index));
   }
   Spawn spawn{node_arguments(m_spec, endpoint), std::move(env), m_spec.workdir,
-              m_dir / "nodes" / (node_name(node.index) + ".log")};
+              m_dir / "nodes" / (node_name(node.index) + ".log"), true};
   node.pid = spawn_session(spawn);
   node.status = "running";
   node.started = now_rfc3339();

@@ -380,6 +380,27 @@ def max_preemptions_gives_up(t):
     check(t.state("mp")["phase"] == "Running", t.state("mp"))
 
 
+def supervisor_lost_ends_the_job_cleanly(t):
+    """kill -9 of a job's supervisor: its nodes get SIGTERM with it (their workers checkpoint),
+    and the next look at the job — list, describe, logs -f — ends it as Failed with the reason;
+    no process of the job is left."""
+    t.submit("sl", epochs=400)
+    t.wait_log("sl", r"epoch 3/400")
+    state = t.state("sl")
+    os.kill(state["supervisorPid"], signal.SIGKILL)
+    wait_until(lambda: not any(session_members(n["pid"]) for n in state["nodes"]), 60,
+               "the nodes ending with their supervisor")
+    listed = t.ejob("list").stdout.splitlines()
+    check(listed[1].split()[:2] == ["sl", "Failed"], listed)
+    d = t.ejob("describe", "sl").stdout
+    check("SupervisorLost" in d and "was lost; its nodes were stopped" in d, d)
+    check(re.search(r"SIGTERM: saved the model after epoch \d+", t.logs("sl")), "no checkpoint at SIGTERM")
+    follow = t.ejob("logs", "sl", "-f", check_rc=1)
+    check("was lost" in follow.stderr, follow.stderr)
+    for sid in [state["supervisorPid"], state["etcdPid"]] + [n["pid"] for n in state["nodes"]]:
+        check(not session_members(sid), "session %d outlived its supervisor" % sid)
+
+
 def pytorchjob_trains_with_c10d_on_node_0(t):
     """--engine pytorchjob: training-operator's semantics here — c10d, no etcd, node 0 hosts
     the store (PET_* as the operator sets them) — and the job trains to the end."""
@@ -444,7 +465,8 @@ SCENARIOS = {f.__name__: f for f in [
     completes, follow_exits_with_the_result, kill9_resumes_from_the_checkpoint, scale_up_and_down,
     delete_leaves_nothing, outlives_the_submitter, two_jobs_at_once, damaged_state_is_named,
     bad_input, failing_script_fails_the_job, runs_without_an_image, evict_is_a_spot_drill,
-    notice_hands_over_without_losing_steps, max_preemptions_gives_up]}
+    notice_hands_over_without_losing_steps, max_preemptions_gives_up,
+    supervisor_lost_ends_the_job_cleanly]}
 
 
 def main(argv):
