@@ -62,10 +62,11 @@ bool wait_healthy(pid_t pid, int port, int timeout_ms) {
 
 }  // namespace
 
-EtcdServer start_etcd(const std::string& etcd, const fs::path& dir, int timeout_ms) {
+EtcdServer start_etcd(const std::string& etcd, const fs::path& dir, int timeout_ms,
+                      int client_port) {
   const fs::path log = dir / "etcd.log";
   for (int attempt = 0; attempt < 3; ++attempt) {
-    const int client = free_port();
+    const int client = client_port != 0 ? client_port : free_port();
     int peer = free_port();
     while (peer == client) peer = free_port();
     const pid_t pid = spawn_session({etcd_argv(etcd, dir, client, peer), {}, dir, log, true});

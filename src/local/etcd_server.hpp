@@ -15,10 +15,11 @@ struct EtcdServer {
 };
 
 /// Starts etcd and waits until it answers /health (up to `timeout_ms`); a start that lost its
-/// ports to another process is tried again on new ones. Throws ejob::Error(Io) with the end
-/// of etcd.log when it cannot start.
+/// ports to another process is tried again on new ones. `client_port`: the port to serve on
+/// (an etcd started again after it died: the agents know only that one); 0 = a free one.
+/// Throws ejob::Error(Io) with the end of etcd.log when it cannot start.
 EtcdServer start_etcd(const std::string& etcd, const std::filesystem::path& dir,
-                      int timeout_ms = 20000);
+                      int timeout_ms = 20000, int client_port = 0);
 
 /// Stops a process started by this supervisor: SIGTERM to its session, then SIGKILL after
 /// `grace_ms`; reaps it.

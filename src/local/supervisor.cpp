@@ -49,6 +49,7 @@ class Supervisor {
   void on_signal(const signalfd_siginfo& info);
   void reap();
   void on_node_exit(NodeState& node, int code);
+  void restart_etcd(int code);
   void on_request(const Request& request);
   void scale_to(int nodes);
   void evict(int index, int grace_s);
@@ -183,11 +184,26 @@ void Supervisor::reap() {
   int status = 0;
   for (pid_t pid; (pid = ::waitpid(-1, &status, WNOHANG)) > 0;) {
     if (NodeState* node = node_of_pid(pid)) on_node_exit(*node, exit_status(status));
-    if (pid == m_state.etcd_pid && !m_stopping) {
-      m_state.etcd_pid = 0;
-      event("Warning", "EtcdExited",
-            "the job's etcd exited (" + std::to_string(exit_status(status)) + ")");
-    }
+    if (pid == m_state.etcd_pid && !m_stopping) restart_etcd(exit_status(status));
+  }
+}
+
+/// The rendezvous store died (killed, out of memory): started again on the port the agents
+/// know, with its data folder, so the round it held is still there; the agents' requests
+/// meanwhile fail and are retried. A store that cannot come back fails the job, saying why.
+void Supervisor::restart_etcd(int code) {
+  const std::string endpoint = m_state.etcd_endpoint;
+  const int port = std::stoi(endpoint.substr(endpoint.rfind(':') + 1));
+  m_state.etcd_pid = 0;
+  event("Warning", "EtcdExited",
+        "the job's etcd exited (" + std::to_string(code) + "); starting it again on " + endpoint);
+  try {
+    m_state.etcd_pid = start_etcd(m_spec.etcd, m_dir, 20000, port).pid;
+    event("Normal", "EtcdStarted", "etcd serves the rendezvous on " + endpoint + " again");
+    save();
+  } catch (const Error& e) {
+    stop_nodes(10000);
+    finish(Phase::Failed, 1, "the job's etcd exited and did not start again: " + e.message());
   }
 }
 
