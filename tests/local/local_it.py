@@ -360,6 +360,25 @@ def notice_hands_over_without_losing_steps(t):
         check(not session_members(sid), "processes of session %d outlived the job" % sid)
 
 
+def notice_in_each_clouds_format(t):
+    """--spot gke / eks: the nodes are GCE / AWS VMs; their agents find that cloud on the local
+    metadata service (GCE's long-poll on instance/preempted, AWS's IMDSv2 token) and hand over
+    on its notice."""
+    for spot, cloud, said in (("gke", "gce", r"gce announces PREEMPTED"),
+                              ("eks", "aws", r"aws announces terminate")):
+        name = "n" + cloud
+        t.submit(name, "--spot", spot, epochs=100000)
+        t.wait_log(name, r"epoch 2/")
+        sent = t.ejob("evict", name, "--worker", "1", "--notice", "--grace", "20").stdout
+        check("preemption notice (%s)" % cloud in sent, sent)
+        wait_until(lambda: [n for n in t.state(name)["nodes"] if n["index"] == 1][0]["notices"] == 1,
+                   60, "worker-1 of %s preempted" % name)
+        logs = t.logs(name)
+        check(re.search(said, logs), "the %s notice in the agent's log:\n%s" % (cloud, logs[-3000:]))
+        check("preemption handed over; exiting 143" in logs, logs[-3000:])
+        t.ejob("delete", name)
+
+
 def max_preemptions_gives_up(t):
     """--wait --max-preemptions 0: the first preemption ends the wait with exit 10, naming the
     count and how to stop the job, which goes on."""
@@ -465,7 +484,7 @@ SCENARIOS = {f.__name__: f for f in [
     completes, follow_exits_with_the_result, kill9_resumes_from_the_checkpoint, scale_up_and_down,
     delete_leaves_nothing, outlives_the_submitter, two_jobs_at_once, damaged_state_is_named,
     bad_input, failing_script_fails_the_job, runs_without_an_image, evict_is_a_spot_drill,
-    notice_hands_over_without_losing_steps, max_preemptions_gives_up,
+    notice_hands_over_without_losing_steps, notice_in_each_clouds_format, max_preemptions_gives_up,
     supervisor_lost_ends_the_job_cleanly]}
 
 
