@@ -21,11 +21,20 @@ import tempfile
 COPIED = ("src", "cli", "tests", "bench", "docs", "scripts")
 
 
+def link_or_copy(src, dst):
+    try:
+        os.link(src, dst)
+    except OSError:  # another file system (a tmpfs /tmp): a copy
+        shutil.copy2(src, dst)
+
+
 def copy_tree(repo):
     root = tempfile.mkdtemp(prefix="ejob-layers-")
     for top in COPIED:
+        # Hard links: a copy of the tree nine times costs its directories, not its 11 MB of
+        # files; a planted fault replaces a file instead of writing into it (write, replace).
         shutil.copytree(os.path.join(repo, top), os.path.join(root, top), symlinks=True,
-                        ignore=shutil.ignore_patterns("__pycache__", "*.gz"))
+                        ignore=shutil.ignore_patterns("__pycache__", "*.gz"), copy_function=link_or_copy)
     return root
 
 
@@ -38,19 +47,21 @@ def check_layers(root):
 
 
 def write(root, rel, text):
-    os.makedirs(os.path.dirname(os.path.join(root, rel)), exist_ok=True)
-    with open(os.path.join(root, rel), "w") as f:
+    """Writes a new file in place of the (hard-linked) one there: the checkout stays as it is."""
+    path = os.path.join(root, rel)
+    os.makedirs(os.path.dirname(path), exist_ok=True)
+    if os.path.lexists(path):
+        os.remove(path)
+    with open(path, "w") as f:
         f.write(text)
 
 
 def replace(root, rel, old, new):
-    path = os.path.join(root, rel)
-    with open(path) as f:
+    with open(os.path.join(root, rel)) as f:
         text = f.read()
     if old not in text:
         raise SystemExit("%s holds no %r to plant a fault in" % (rel, old))
-    with open(path, "w") as f:
-        f.write(text.replace(old, new, 1))
+    write(root, rel, text.replace(old, new, 1))
 
 
 def fails_with(result, expected):
