@@ -151,8 +151,8 @@ def follow_exits_with_the_result(t):
 def kill9_resumes_from_the_checkpoint(t):
     """kill -9 of one node's agent: the node is started again, both re-form a round, and
     training goes on from the last checkpoint (the epoch is read from the log)."""
-    t.submit("dg", epochs=150)
-    t.wait_log("dg", r"epoch 5/150")
+    t.submit("dg", epochs=40)
+    t.wait_log("dg", r"epoch 5/40")
     victim = t.node_pid("dg", 1)
     os.kill(victim, signal.SIGKILL)
     end = t.ejob("logs", "dg", "-f", timeout=200)
@@ -209,7 +209,7 @@ def outlives_the_submitter(t):
     """The job is detached: the ejob that submitted it, its session and terminal gone, it runs
     on (the supervisor is in a session of its own)."""
     p = subprocess.Popen([t.ejob_binary, "submit", JOBFILE, "--local", "--exact-name", "--name", "dg",
-                          "--", "examples/digits/train.py", "--epochs=60"],
+                          "--", "examples/digits/train.py", "--epochs=20"],
                          cwd=REPO, env=t.env, start_new_session=True,
                          stdout=subprocess.PIPE, stderr=subprocess.PIPE)
     p.communicate(timeout=60)
@@ -309,7 +309,7 @@ def runs_without_an_image(t):
 def evict_is_a_spot_drill(t):
     """evict: SIGTERM, SIGKILL after the grace; the node comes back (as a preempted pod is
     recreated) and the job finishes."""
-    t.submit("dg", epochs=150)
+    t.submit("dg", epochs=40)
     t.wait_log("dg", r"epoch 3/")
     check("evicted" in t.ejob("evict", "dg", "--worker", "1", "--grace", "2").stdout, "evict")
     end = t.ejob("logs", "dg", "-f", timeout=200)
@@ -329,11 +329,11 @@ def notice_hands_over_without_losing_steps(t):
     waiter = subprocess.Popen(
         [t.ejob_binary, "submit", JOBFILE, "--local", "--exact-name", "--name", "sp", "--workers",
          "2:3", "--set", "workers.replicas=3", "--wait", "--max-preemptions", "1", "--",
-         "examples/digits/train.py", "--epochs=150"],
+         "examples/digits/train.py", "--epochs=60"],
         cwd=REPO, env=t.env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     try:
         wait_until(lambda: os.path.exists(os.path.join(t.dir("sp"), "state.json")), 60, "job sp")
-        t.wait_log("sp", r"epoch 5/150")
+        t.wait_log("sp", r"epoch 5/60")
         t.remember("sp")
         wrong = t.ejob("evict", "sp", "--worker", "1", "--notice", "--provider", "gce", check_rc=2)
         check("are azure VMs" in wrong.stderr, wrong.stderr)
