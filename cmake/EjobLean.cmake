@@ -109,7 +109,7 @@ set(EJOB_HOT_TEXT ${PROJECT_SOURCE_DIR}/cli/lean/hot-text.txt)
 # Sanitizer builds link the ordinary way (the sanitizers bring their own operator new and
 # intercept the C++ runtime's shared symbols).
 function(ejob_link_lean target)
-  if(EJOB_SANITIZE)
+  if(EJOB_ANY_SANITIZER)
     return()
   endif()
   set_property(TARGET ${target} PROPERTY EJOB_LEAN ON)
