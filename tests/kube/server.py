@@ -20,6 +20,9 @@ Test control (no auth, never faulted, not counted), all JSON:
   POST /_test/requests/reset
   POST /_test/tokens {token: user|null}
   POST /_test/logs {namespace, pod, container, lines:[{time, text}], previous:[..], done}
+  POST /_test/log-cut {namespace, pod, container, after: [N, ..]}  each of the pod's next
+                                  log streams breaks after N lines, without the final chunk (a
+                                  kubelet or an API server restarting, a proxy timing out)
   POST /_test/pod-phase {namespace, name, phase, exitCode}
   POST /_test/status {apiVersion, kind, namespace, name, status}  an object's status, as a
                                   controller writes it (a Deployment's readyReplicas)
@@ -116,6 +119,7 @@ class Server(ThreadingHTTPServer):
         self.requests_lock = threading.Lock()
         self.tokens = {"admin-token": "admin", "viewer-token": "viewer", "pod-reader-token": "pod-reader"}
         self.logs = {}
+        self.log_cuts = {}  # (ns, pod, container) -> lines after which the next streams break
         self.websocket_closes = []
         self.config = {"bookmark_interval": 1.0, "evict_blocked": [], "path_prefix": ""}
         self.stopping = threading.Event()
