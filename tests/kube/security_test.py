@@ -94,7 +94,8 @@ class SecretsTest(SecurityBase):
         each line of their PEM)."""
         # (The server's own tokens are named as their contexts, which are no secret: the
         # planted ones are searched for instead.)
-        found = {PLANTED_TOKEN, EXEC_TOKEN, PLANTED_PASSWORD, "planted-wrong-token-0a0a"}
+        found = {PLANTED_TOKEN, EXEC_TOKEN, PLANTED_PASSWORD, "planted-wrong-token-0a0a",
+                 base64.b64encode(b"admin:" + PLANTED_PASSWORD.encode()).decode()}
         for user in self.kubeconfig()["users"]:
             key = user["user"].get("client-key-data")
             if key:
