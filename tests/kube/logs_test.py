@@ -60,6 +60,8 @@ class LogsResumeTest(JobBase):
         out = p.stdout.read()
         err = p.stderr.read()
         p.wait(timeout=60)
+        p.stdout.close()
+        p.stderr.close()
         return out, err
 
     def end_job(self):
@@ -117,6 +119,32 @@ class LogsResumeTest(JobBase):
         out, err = self.finish(p)
         self.assertEqual(p.returncode, 0, err)
         self.assertEqual(out.splitlines(), [f"[worker-1] {stamp(i)} one {i}" for i in range(40)])
+
+    def test_follow_loses_nothing_under_random_cuts(self):
+        """Half of all log streams cut after 0 to 6 lines (the cut_log fault, as a soak sets
+        it), three workers writing 60 lines each while -f reads: every line once, in order."""
+        self.submit(workers="3:3")
+        self.scale("bert", 3)
+        self.server.ctl("faults", {"kinds": ["cut_log"], "rate": 0.5, "cut_max": 6, "seed": 7,
+                                   "methods": ["GET"], "path": "/log$"})
+        p = self.follow()
+        try:
+            got = []
+            for start in range(0, 60, 15):
+                for w in range(3):
+                    self.say_numbered(f"bert-worker-{w}", start, start + 15, f"w{w}")
+                got += self.read_lines(p, 45)
+            for w in range(3):
+                self.pod_phase(f"bert-worker-{w}", "Succeeded")
+            out, err = self.finish(p)
+        finally:
+            p.kill()
+        self.assertEqual((p.returncode, out), (0, ""), err)
+        for w in range(3):
+            self.assertEqual([ln for ln in got if ln.startswith(f"[worker-{w}]")],
+                             [f"[worker-{w}] w{w} {i}" for i in range(60)])
+        cuts = [r for r in self.server.ctl("requests") if r["fault"] == "cut_log"]
+        self.assertGreater(len(cuts), 3)
 
     def test_logs_without_follow_resume_cut_streams(self):
         self.two_workers()

@@ -259,6 +259,7 @@ class LocalFilesTest(SecurityBase):
         root = os.path.join(self.home, "state", "ejob")
         if not os.path.isdir(os.path.join(root, "local", "probe")):
             self.skipTest("no local job was made here: " + p.stderr)
+        self.ejob("delete", "probe", "--keep", ok=False)  # stopped, its final state written
         for dirpath, dirs, files in os.walk(root):
             for d in dirs:
                 mode = stat.S_IMODE(os.stat(os.path.join(dirpath, d)).st_mode)
