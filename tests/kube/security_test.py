@@ -260,14 +260,15 @@ class LocalFilesTest(SecurityBase):
         if not os.path.isdir(os.path.join(root, "local", "probe")):
             self.skipTest("no local job was made here: " + p.stderr)
         self.ejob("delete", "probe", "--keep", ok=False)  # stopped, its final state written
-        for dirpath, dirs, files in os.walk(root):
-            for d in dirs:
-                mode = stat.S_IMODE(os.stat(os.path.join(dirpath, d)).st_mode)
-                self.assertEqual(mode & 0o077, 0, os.path.join(dirpath, d))
+        for d in (root, os.path.join(root, "local"), os.path.join(root, "local", "probe")):
+            self.assertEqual(stat.S_IMODE(os.stat(d).st_mode), 0o700, d)
+        loose = []
+        for dirpath, _, files in os.walk(root):
             for n in files:
                 mode = stat.S_IMODE(os.stat(os.path.join(dirpath, n)).st_mode)
-                self.assertEqual(mode & 0o077, 0, os.path.join(dirpath, n))
-
+                if mode & 0o077:
+                    loose.append(f"{os.path.relpath(os.path.join(dirpath, n), root)} {mode:o}")
+        self.assertEqual(loose, [])
 
 if __name__ == "__main__":
     parser = argparse.ArgumentParser()
