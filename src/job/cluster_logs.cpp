@@ -2,11 +2,13 @@
 // workers come and go (cli/logs.cpp says what the command shows).
 
 #include <atomic>
+#include <chrono>
 #include <functional>
 #include <future>
 #include <map>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <set>
 #include <thread>
 
@@ -14,21 +16,79 @@
 #include "src/job/engine.hpp"
 #include "src/job/job_pods.hpp"
 #include "src/job/job_view.hpp"
+#include "src/job/log_resume.hpp"
 #include "src/kubeapi/api_error.hpp"
 #include "src/util/error.hpp"
 
 namespace ejob::job {
 namespace {
 
-void stream_log(kubeapi::Client& c, const std::string& ns, const std::string& pod,
-                const std::string& label, int index, const kubeapi::LogOptions& options,
-                LogSink& out) {
+using LinesFn = std::function<void(std::vector<std::string>)>;
+
+/// The options of one stream: with timestamps (LogResume compares them), and from the last
+/// line read once some were.
+kubeapi::LogOptions stream_options(kubeapi::LogOptions options, const LogResume& resume) {
+  options.timestamps = true;
+  if (!resume.since_time().empty()) {
+    options.since_time = resume.since_time();
+    options.since_seconds = -1;
+    options.tail_lines = -1;
+  }
+  return options;
+}
+
+/// One stream of a pod's log, its new lines (through `resume`) to `on_lines`. Returns why it
+/// broke when it broke after bytes came (a cut), nullopt when the server ended it; throws what
+/// the client throws otherwise. The half line of a cut is dropped: the next stream sends it
+/// again whole.
+std::optional<std::string> read_stream(kubeapi::Client& c, const std::string& ns,
+                                       const std::string& pod, const kubeapi::LogOptions& options,
+                                       LogResume& resume, const LinesFn& on_lines) {
   LineSplitter split;
-  c.logs(ns, pod, options, [&](std::string_view chunk) {
-    out.lines(label, index, split.add(chunk));
-    return true;
-  });
-  if (std::string rest = split.rest(); !rest.empty()) out.lines(label, index, {rest});
+  bool came = false;
+  try {
+    c.logs(ns, pod, stream_options(options, resume), [&](std::string_view chunk) {
+      came = true;
+      if (auto lines = resume.take(split.add(chunk)); !lines.empty()) on_lines(std::move(lines));
+      return true;
+    });
+  } catch (const Error& e) {
+    if (e.code() != ErrorCode::Transport || !came) throw;
+    return e.what();
+  }
+  if (std::string rest = split.rest(); !rest.empty())
+    if (auto lines = resume.take({std::move(rest)}); !lines.empty()) on_lines(std::move(lines));
+  return std::nullopt;
+}
+
+/// Cut streams in a row that brought no new line before a cut is taken for an error.
+constexpr int k_max_barren_cuts = 5;
+
+/// A pod's log up to where the server ends a stream: a cut stream is asked again from its
+/// last line (`on_cut` told why). Throws ejob::Error(Transport) when k_max_barren_cuts cuts in a
+/// row bring nothing.
+void read_log(kubeapi::Client& c, const std::string& ns, const std::string& pod,
+              const kubeapi::LogOptions& options, LogResume& resume, const LinesFn& on_lines,
+              const std::function<void(const std::string&)>& on_cut = {}) {
+  for (int barren = 0;;) {
+    bool fresh = false;
+    const auto cut = read_stream(c, ns, pod, options, resume, [&](std::vector<std::string> lines) {
+      fresh = true;
+      on_lines(std::move(lines));
+    });
+    if (!cut || (options.cancel && options.cancel->load())) return;
+    barren = fresh ? 0 : barren + 1;
+    if (barren >= k_max_barren_cuts)
+      throw Error(ErrorCode::Transport, *cut + " (the log of " + pod + " was cut " +
+                                            std::to_string(barren) +
+                                            " times in a row without a new line)");
+    if (on_cut) on_cut(*cut);
+    resume.resume();
+  }
+}
+
+KeepTimestamps keep_of(const kubeapi::LogOptions& options) {
+  return options.timestamps ? KeepTimestamps::Yes : KeepTimestamps::No;
 }
 
 std::string name_of(const Json& obj) { return obj["metadata"].value("name", ""); }
@@ -80,12 +140,10 @@ void print_logs(kubeapi::Client& c, const Json& job, std::vector<Json> all_pods,
     }
     fetches.push_back([&c, &f, ns, options, pod = name_of(pods[i])] {
       try {
-        LineSplitter split;
-        c.logs(ns, pod, options, [&](std::string_view chunk) {
-          for (auto& line : split.add(chunk)) f.lines.push_back(std::move(line));
-          return true;
+        LogResume resume(keep_of(options));
+        read_log(c, ns, pod, options, resume, [&](std::vector<std::string> lines) {
+          for (auto& line : lines) f.lines.push_back(std::move(line));
         });
-        if (std::string rest = split.rest(); !rest.empty()) f.lines.push_back(std::move(rest));
       } catch (...) {
         f.error = std::current_exception();
       }
@@ -246,37 +304,85 @@ class Follower {
     kubeapi::LogOptions options = m_plan.options;
     options.container = t->container;
     options.cancel = &m_over;
-    for (;; restarted = true) {
-      bool refused = false;
-      if (restarted)
+    LogResume resume(keep_of(options));
+    for (Next next = Next::Resume; next != Next::End;) {
+      if (restarted) {
         m_out.note(t->label + " restarted (restart " + std::to_string(t->streamed) + ")");
+        resume.restart();
+      }
       if (whole || restarted) {
         options.since_seconds = -1;
         options.since_time.clear();
         options.tail_lines = -1;
       }
-      try {
-        stream_log(m_c, m_ns, t->name, t->label, t->index, options, m_out);
-      } catch (const kubeapi::ApiError& e) {
-        // 404: the pod is gone; 400: the kubelet's "waiting to start" and the like, which the
-        // pod's next change answers. Anything else will not pass by waiting.
-        if (e.http_status() != 404 && e.http_status() != 400)
-          return end_with_error(std::current_exception());
-        if (!m_over) m_out.note(t->label + ": " + e.what());
-        refused = true;
-      } catch (const std::exception&) {
-        return end_with_error(std::current_exception());
-      }
-      std::lock_guard lock(m_mutex);
-      if (!m_over && t->latest > t->streamed) {  // restarted while this stream was open
-        t->streamed = t->latest;
-        continue;
-      }
-      t->ended = true;
-      t->refused = refused;
-      maybe_finish();
-      return;
+      const Read read = read_followed(t, options, resume);
+      if (read == Read::Failed) return;
+      next = after_stream(t, read == Read::Refused);
+      restarted = next == Next::Restart;
+      resume.resume();
     }
+  }
+
+  enum class Read { Ended, Refused, Failed };
+
+  /// t's log until the server ends a stream of it (a cut one is asked again from its last
+  /// line). Refused: the pod is gone (404), or not ready to be read (400: the kubelet's
+  /// "waiting to start" and the like, which the pod's next change answers). Failed: anything
+  /// else, which will not pass by waiting; the follow ends with it.
+  Read read_followed(Tail* t, const kubeapi::LogOptions& options, LogResume& resume) {
+    try {
+      read_log(
+          m_c, m_ns, t->name, options, resume,
+          [&](std::vector<std::string> lines) { m_out.lines(t->label, t->index, lines); },
+          [&](const std::string& why) {
+            m_out.note(t->label + ": its log stream was cut (" + why + "); reading on from " +
+                       (resume.since_time().empty() ? "its start" : resume.since_time()));
+          });
+      return Read::Ended;
+    } catch (const kubeapi::ApiError& e) {
+      if (e.http_status() != 404 && e.http_status() != 400) {
+        end_with_error(std::current_exception());
+        return Read::Failed;
+      }
+      if (!m_over) m_out.note(t->label + ": " + e.what());
+      return Read::Refused;
+    } catch (const std::exception&) {
+      end_with_error(std::current_exception());
+      return Read::Failed;
+    }
+  }
+
+  enum class Next { Resume, Restart, End };
+
+  /// What follows a stream of t's log the server ended: the container that replaced it, or
+  /// nothing more (refused, the container has terminated, the follow is over), or else the same
+  /// log again from its last line a second later: the container runs on, and a proxy or a
+  /// restarting kubelet ended the stream (or the pod's status is behind).
+  Next after_stream(Tail* t, bool refused) {
+    {
+      std::lock_guard lock(m_mutex);
+      if (!m_over && t->latest > t->streamed) return restart(t);
+      if (m_over || refused || t->terminated) return end(t, refused);
+    }
+    for (int i = 0; i < 10 && !m_over; ++i)
+      std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    std::lock_guard lock(m_mutex);
+    if (m_over) return end(t, false);
+    return t->latest > t->streamed ? restart(t) : Next::Resume;
+  }
+
+  /// Holds m_mutex.
+  Next restart(Tail* t) {
+    t->streamed = t->latest;
+    return Next::Restart;
+  }
+
+  /// Holds m_mutex.
+  Next end(Tail* t, bool refused) {
+    t->ended = true;
+    t->refused = refused;
+    maybe_finish();
+    return Next::End;
   }
 
   /// A worker's stream failed in a way waiting does not mend (refused, forbidden, the server

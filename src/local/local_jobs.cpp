@@ -24,8 +24,18 @@ namespace {
 using Clock = std::chrono::steady_clock;
 using namespace std::chrono_literals;
 
+/// Makes the missing folders of `dir` and its parents 0700 (those there are left as they are).
+void make_private_dirs(const fs::path& dir) {
+  if (dir.empty() || fs::exists(dir)) return;
+  make_private_dirs(dir.parent_path());
+  if (::mkdir(dir.c_str(), 0700) != 0 && errno != EEXIST)
+    throw Error(ErrorCode::Io, dir.string() + ": " + std::strerror(errno));
+}
+
+/// The job's folder, 0700 as the state root above it (when ejob makes it): the job's state,
+/// logs and the requests its supervisor acts on are no one else's to read or write.
 void make_job_dir(const fs::path& dir, const std::string& name) {
-  fs::create_directories(dir.parent_path());
+  make_private_dirs(dir.parent_path());
   if (::mkdir(dir.c_str(), 0700) == 0) return;
   if (errno == EEXIST)
     throw Error(ErrorCode::Conflict, "a local job named \"" + name + "\" exists (" + dir.string() +

@@ -112,7 +112,7 @@ HttpReply parse_http(const std::string& raw, int port) {
 }  // namespace
 
 pid_t spawn_session(const Spawn& spawn) {
-  int log_fd = ::open(spawn.log.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
+  int log_fd = ::open(spawn.log.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0600);
   if (log_fd < 0) throw Error(ErrorCode::Io, spawn.log.string() + ": " + std::strerror(errno));
   const pid_t parent = ::getpid();
   pid_t pid = ::fork();

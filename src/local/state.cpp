@@ -95,7 +95,7 @@ fs::path job_dir(const std::string& name) { return state_root() / name; }
 
 void write_file_atomic(const fs::path& path, const std::string& text) {
   const fs::path tmp = path.string() + ".tmp." + std::to_string(::getpid());
-  int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+  int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
   if (fd < 0) throw Error(ErrorCode::Io, tmp.string() + ": " + std::strerror(errno));
   try {
     write_all(fd, text, tmp);
@@ -164,7 +164,7 @@ void append_event(const fs::path& dir, const Event& e) {
   const std::string line = j.dump() + "\n";
   const fs::path path = dir / "events.jsonl";
   // One write(2) of a whole line with O_APPEND: lines of concurrent writers never interleave.
-  int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
+  int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0600);
   if (fd < 0) throw Error(ErrorCode::Io, path.string() + ": " + std::strerror(errno));
   write_all(fd, line, path);
   ::close(fd);

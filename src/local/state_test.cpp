@@ -41,6 +41,17 @@ TEST_CASE("state.json: written whole and read back") {
     CHECK(e.path().filename() == "state.json");  // no temporary file left
 }
 
+TEST_CASE("state files: state.json and events.jsonl are the owner's alone (0600)") {
+  TempDir dir;
+  JobState s;
+  s.name = "dg";
+  save_state(dir.path, s);
+  append_event(dir.path, {"2026-01-01T00:00:00Z", "Normal", "Started", "x"});
+  for (const char* name : {"state.json", "events.jsonl"})
+    CHECK(fs::status(dir.path / name).permissions() ==
+          (fs::perms::owner_read | fs::perms::owner_write));
+}
+
 TEST_CASE("state.json: damage is reported with the file's path") {
   TempDir dir;
   std::ofstream(dir.path / "state.json") << R"({"name": "dg", "phase": )";

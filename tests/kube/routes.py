@@ -40,12 +40,19 @@ def parse_body(h):
 
 
 def now_nano():
-    return datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
+    """The time as the kubelet stamps a log line: Go's RFC3339Nano, to the nanosecond with the
+    trailing zeros of the fraction trimmed."""
+    ns = time.time_ns()
+    text = datetime.datetime.fromtimestamp(ns // 10**9, datetime.timezone.utc).strftime("%Y-%m-%dT%H:%M:%S")
+    fraction = ("%09d" % (ns % 10**9)).rstrip("0")
+    return text + ("." + fraction if fraction else "") + "Z"
 
 
 def parse_time(text):
-    return datetime.datetime.fromisoformat(text.replace("Z", "+00:00")[:26] + "+00:00"
-                                           if "." in text else text.replace("Z", "+00:00"))
+    """An RFC 3339 time as (seconds, nanoseconds): Python's datetime stops at microseconds."""
+    whole, _, rest = text.rstrip("Z").partition(".")
+    seconds = datetime.datetime.fromisoformat(whole + "+00:00").timestamp()
+    return int(seconds), int((rest + "000000000")[:9] or 0)
 
 
 # ---- discovery ---------------------------------------------------------------------------------
@@ -448,8 +455,7 @@ def list_call(h, res, ns):
 
 def table(items, meta):
     def age(obj):
-        created = parse_time(obj["metadata"]["creationTimestamp"])
-        secs = int((datetime.datetime.now(datetime.timezone.utc) - created).total_seconds())
+        secs = int(time.time()) - parse_time(obj["metadata"]["creationTimestamp"])[0]
         return f"{secs}s" if secs < 120 else f"{secs // 60}m"
 
     return {"kind": "Table", "apiVersion": "meta.k8s.io/v1", "metadata": meta,
@@ -554,7 +560,11 @@ def logs(h, res, ns, name):
             seconds=int(h.query["sinceSeconds"]))
         since = since.strftime("%Y-%m-%dT%H:%M:%S.%fZ")
     if since:
-        lines = [ln for ln in lines if parse_time(ln["time"]) >= parse_time(since)]
+        # The API server hands sinceTime to the kubelet in whole seconds (RFC3339, not Nano),
+        # and the kubelet's filter is inclusive: a stream asked from a line's time starts again
+        # with every line of that second.
+        since = (parse_time(since)[0], 0)
+        lines = [ln for ln in lines if parse_time(ln["time"]) >= since]
     tail = h.query.get("tailLines")
     if tail is not None and int(tail) >= 0:
         lines = lines[len(lines) - int(tail):] if int(tail) else []
@@ -562,12 +572,26 @@ def logs(h, res, ns, name):
     follow = h.query.get("follow") in ("true", "1") and not previous
     h.start_chunked("text/plain")
 
+    cut = take_cut(h.server, key)
+    if cut is None and h.fault == "cut_log":
+        cut = h.server.faults.log_cut()
+    sent = [0]
+
     def emit(ln):
-        text = (ln["time"] + " " if stamps else "") + ln["text"] + "\n"
-        h.chunk(text.encode())
+        """Sends a line; False once the stream is cut (after `cut` lines, half of the next one
+        sent and no final chunk)."""
+        text = ((ln["time"] + " " if stamps else "") + ln["text"] + "\n").encode()
+        if cut is not None and sent[0] == cut:
+            h.chunk(text[:len(text) // 2])
+            h.drop()
+            return False
+        h.chunk(text)
+        sent[0] += 1
+        return True
 
     for i, ln in enumerate(lines):
-        emit(ln)
+        if not emit(ln):
+            return
         if h.fault == "truncate" and i == len(lines) // 2:
             return h.drop()
     # `own` is this container's lines: a restart (pod-phase with restarts) makes them "previous"
@@ -585,11 +609,18 @@ def logs(h, res, ns, name):
                 current.get("status", {}).get("phase") in ("Succeeded", "Failed") or \
                 restart_count(current, container) != restarts or log["lines"] is not own
         for ln in new:
-            if not since or parse_time(ln["time"]) >= parse_time(since):
-                emit(ln)
+            if (not since or parse_time(ln["time"]) >= since) and not emit(ln):
+                return
         if done or gone:
             break
     h.end_chunked()
+
+
+def take_cut(srv, key):
+    """The lines after which this stream of the log `key` breaks (/_test/log-cut), or None."""
+    with srv.store.changed:
+        cuts = srv.log_cuts.get(key)
+        return cuts.pop(0) if cuts else None
 
 
 def restart_count(pod, container):
@@ -657,6 +688,10 @@ def control(h):
                     log[field].append({"time": ln.get("time") or now_nano(), "text": ln["text"]})
             log["done"] = body.get("done", log["done"])
             srv.store.changed.notify_all()
+    elif cmd == "log-cut":
+        key = (body["namespace"], body["pod"], body["container"])
+        with srv.store.changed:
+            srv.log_cuts.setdefault(key, []).extend(int(n) for n in body["after"])
     elif cmd == "pod-phase":
         if body.get("restarts") is not None:  # a new container: the old one's log is "previous"
             with srv.store.changed:

@@ -14,12 +14,15 @@ admin may do everything, viewer only get/list/watch, pod-reader (pod-reader-toke
 but not pods/log, a role clusters often hand out.
 
 Test control (no auth, never faulted, not counted), all JSON:
-  POST /_test/faults {rate, kinds:[400|429|500|503|drop|drop_after|truncate], latency_ms,
-                      retry_after, methods:[..], path: regex, times, seed}
+  POST /_test/faults {rate, kinds:[400|429|500|503|drop|drop_after|truncate|stall|cut_log],
+                      latency_ms, retry_after, methods:[..], path: regex, times, seed, cut_max}
   GET  /_test/requests            every API request seen: {method, path, query, status}
   POST /_test/requests/reset
   POST /_test/tokens {token: user|null}
   POST /_test/logs {namespace, pod, container, lines:[{time, text}], previous:[..], done}
+  POST /_test/log-cut {namespace, pod, container, after: [N, ..]}  each of the pod's next
+                                  log streams breaks after N lines, without the final chunk (a
+                                  kubelet or an API server restarting, a proxy timing out)
   POST /_test/pod-phase {namespace, name, phase, exitCode}
   POST /_test/status {apiVersion, kind, namespace, name, status}  an object's status, as a
                                   controller writes it (a Deployment's readyReplicas)
@@ -70,7 +73,8 @@ class Faults:
     """Fault injection chosen by the test: which requests, which fault, how often. Kinds: 400,
     429, 500, 503 (answered), drop (connection closed unanswered), drop_after (closed after the
     work was done), truncate (half a body), stall (headers, then silence with the connection
-    open: a hung apiserver under a watch)."""
+    open: a hung apiserver under a watch), cut_log (a pod's log stream breaks after 0 to
+    cut_max lines, half a line and no final chunk; other requests are answered)."""
 
     def __init__(self):
         self.lock = threading.Lock()
@@ -86,6 +90,12 @@ class Faults:
             self.path = re.compile(cfg.get("path", ""))
             self.times = cfg.get("times")
             self.random = random.Random(cfg.get("seed", 1))
+            self.cut_max = int(cfg.get("cut_max", 20))
+
+    def log_cut(self):
+        """The lines a stream picked for cut_log sends before it breaks."""
+        with self.lock:
+            return self.random.randint(0, self.cut_max)
 
     def pick(self, method, path):
         with self.lock:
@@ -116,6 +126,7 @@ class Server(ThreadingHTTPServer):
         self.requests_lock = threading.Lock()
         self.tokens = {"admin-token": "admin", "viewer-token": "viewer", "pod-reader-token": "pod-reader"}
         self.logs = {}
+        self.log_cuts = {}  # (ns, pod, container) -> lines after which the next streams break
         self.websocket_closes = []
         self.config = {"bookmark_interval": 1.0, "evict_blocked": [], "path_prefix": ""}
         self.stopping = threading.Event()

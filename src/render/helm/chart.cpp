@@ -41,7 +41,21 @@ std::string read_file(const fs::path& p) {
   return data;
 }
 
-/// filepath.Walk in lexical order, following symbolic links (Helm's sympath.Walk).
+/// Fails when the symbolic link `path` in the chart at `top` leads outside the chart. Helm's
+/// sympath.Walk reads what such a link names, anywhere (with a warning); ejob does not, so that
+/// a chart's templates see nothing but the chart (docs/reliability.md, "Security").
+void refuse_link_out(const fs::path& top, const std::string& path) {
+  std::error_code ec;
+  const fs::path root = fs::weakly_canonical(top, ec);
+  const fs::path target = fs::weakly_canonical(top / path, ec);
+  if (std::mismatch(root.begin(), root.end(), target.begin(), target.end()).first == root.end())
+    return;
+  fail("chart file " + path + " is a symbolic link to " + target.string() + ", outside the chart " +
+       root.string() + ": ejob loads no file from outside the chart");
+}
+
+/// filepath.Walk in lexical order, following symbolic links within the chart (Helm's
+/// sympath.Walk follows them anywhere).
 void walk(const fs::path& top, const std::string& rel, const IgnoreRules& rules,
           std::vector<ChartFile>& out) {
   std::vector<std::string> names;
@@ -54,6 +68,7 @@ void walk(const fs::path& top, const std::string& rel, const IgnoreRules& rules,
     std::error_code ec;
     fs::file_status st = fs::status(full, ec);
     if (ec) fail("stat " + full.string() + ": " + ec.message());
+    if (fs::is_symlink(fs::symlink_status(full, ec))) refuse_link_out(top, path);
     if (fs::is_directory(st)) {
       if (!rules.ignore(path, true)) walk(top, path, rules, out);
       continue;
