@@ -1,8 +1,8 @@
 #!/usr/bin/env python3
 """The cluster fault soak: job after job through the strict API test server (tests/kube/server.py)
 while it fails a share of the requests — 500, 503, 429 with Retry-After, connections dropped
-before or in the middle of an answer (watches and log streams included), answers truncated,
-every answer slowed — for a bounded time or count.
+before or in the middle of an answer (watches included), answers truncated, log streams cut
+after a few lines (half a line, no final chunk), every answer slowed — for a bounded time or count.
 
     soak_cluster.py --ejob PATH [--minutes M] [--jobs N] [--rate R] [--seed S] [--report FILE]
 
@@ -39,8 +39,9 @@ class ClusterSoak:
         self.env = dict(os.environ, KUBECONFIG=self.server.kubeconfig, HOME=self.server.dir,
                         XDG_CACHE_HOME=os.path.join(self.server.dir, "cache"))
         self.random = random.Random(seed)
-        self.faults = {"rate": rate, "kinds": ["500", "503", "429", "drop", "drop_after", "truncate"],
-                       "latency_ms": 20, "retry_after": 1, "seed": seed}
+        self.faults = {"rate": rate, "kinds": ["500", "503", "429", "drop", "drop_after", "truncate",
+                                               "cut_log"],
+                       "cut_max": 20, "latency_ms": 20, "retry_after": 1, "seed": seed}
         self.problems = []
         self.outcomes = {}
 
