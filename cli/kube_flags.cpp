@@ -24,8 +24,10 @@ void add_managed_fields_flag(CLI::App& app, bool& show) {
 
 job::KubeSession open_session(const KubeFlags& flags, const std::string& name_space) {
   job::SessionNotes notes;
-  notes.retry = [](const std::string& line) { std::cerr << "ejob: " << line << '\n'; };
-  notes.debug = [](const std::string& line) { std::cerr << "ejob: debug: " << line << '\n'; };
+  // Requests run side by side (one per engine, say): each note goes out in one write, so
+  // that two threads' lines never interleave on the terminal.
+  notes.retry = [](const std::string& line) { std::cerr << ("ejob: " + line + '\n'); };
+  notes.debug = [](const std::string& line) { std::cerr << ("ejob: debug: " + line + '\n'); };
   return job::open_session(flags, name_space, notes);
 }
 

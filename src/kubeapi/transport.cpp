@@ -465,8 +465,14 @@ struct Transport::Impl {
     return a;
   }
 
-  static std::string error_text(const Attempt& a, const char* errbuf) {
-    return !a.tls_error.empty() ? a.tls_error : errbuf[0] ? errbuf : curl_easy_strerror(a.curl);
+  std::string error_text(const Attempt& a, const char* errbuf) const {
+    if (!a.tls_error.empty()) return a.tls_error;
+    // curl says "Operation timed out after 999 milliseconds with 0 bytes received": the limit
+    // the user set is the clearer figure.
+    if (a.curl == CURLE_OPERATION_TIMEDOUT && opts.request_timeout.count() > 0)
+      return std::string(a.sent ? "no whole answer" : "no connection") + " within the " +
+             std::to_string(opts.request_timeout.count()) + " ms request timeout";
+    return errbuf[0] ? errbuf : curl_easy_strerror(a.curl);
   }
 
   /// Transport::connect: curl stops after TCP, the proxy tunnel and TLS (CONNECT_ONLY).
