@@ -361,7 +361,8 @@ class Parser {
   /// as a newline. Leaves m_pos on its last line. Continuation lines that could hold a key, a
   /// comment or an indicator go to yaml-cpp.
   std::string plain_over_lines(std::string_view t, int owner) {
-    constexpr std::string_view k_indicators = "-?:,[]{}#&*!|>'\"%@`";
+    // Quotes inside a plain scalar are text, even at the start of a continuation line.
+    constexpr std::string_view k_indicators = "-?:,[]{}#&*!|>%@`";
     std::string out(plain(t));
     if (t.find(" #") != std::string_view::npos) return out;  // a comment ends it
     for (size_t next = m_pos + 1; next < m_lines.size();) {
@@ -370,7 +371,8 @@ class Parser {
       if (next == m_lines.size() || m_lines[next].indent <= owner) break;
       std::string_view c = m_lines[next].text;
       if (c[0] == '#') break;  // a comment line: end_of_node judges what follows
-      if (k_indicators.find(c[0]) != std::string_view::npos ||
+      bool leading_dash = c[0] == '-' && c.size() > 1 && c[1] != ' ';  // `--flag`, `-1`
+      if ((k_indicators.find(c[0]) != std::string_view::npos && !leading_dash) ||
           c.find(": ") != std::string_view::npos || c.back() == ':' ||
           c.find(" #") != std::string_view::npos)
         decline();

@@ -88,6 +88,8 @@ const std::vector<std::string> k_accepted = {
     "- k: v\n    w\n  l: 1\n",
     "a: b\n  # comment\nc: d\n",
     "a: true\n  x\nb: 1\n  2\n",
+    "d: a duration (e.g.\n  \"2m\", \"1h\")\ne: it\n  'is'\n",
+    "f: like `kubectl apply\n  --dry-run` and\n  -1\n",
 };
 
 const std::vector<std::string> k_declined = {
