@@ -18,6 +18,7 @@
 #include <string>
 #include <vector>
 
+#include "src/render/sprig/rsa_keygen.hpp"
 #include "src/render/sprig/support.hpp"
 
 namespace ejob::render::sprig {
@@ -99,7 +100,7 @@ std::string key_pem(EVP_PKEY* key) {
 PKey generate(const std::string& type) {
   EVP_PKEY* key = nullptr;
   if (type.empty() || type == "rsa") {
-    key = EVP_PKEY_Q_keygen(nullptr, nullptr, "RSA", size_t{4096});
+    key = generate_rsa_key(4096);
   } else if (type == "ecdsa") {
     key = EVP_PKEY_Q_keygen(nullptr, nullptr, "EC", "P-256");
   } else if (type == "ed25519") {
@@ -273,7 +274,7 @@ Value build(const Env& env, const Request& req, EVP_PKEY* signee, X509* signer_c
 }
 
 PKey rsa_2048() {
-  PKey key(EVP_PKEY_Q_keygen(nullptr, nullptr, "RSA", size_t{2048}));
+  PKey key(generate_rsa_key(2048));
   if (!key) fail("error generating rsa key: key generation failed");
   return key;
 }

@@ -240,6 +240,7 @@ class Parser {
   /// line has no key.
   static bool split_key(std::string_view t, std::string& key, std::string_view& rest) {
     size_t colon;
+    if (t[0] == '\'' && !closes_on_line(t)) return false;  // a scalar going on over lines
     if (t[0] == '"' || t[0] == '\'') {
       size_t end = 0;
       key = quoted(t, end);
@@ -272,19 +273,19 @@ class Parser {
     if (is_dash(l.text)) return sequence(l.indent, depth);
     std::string key;
     std::string_view rest;
-    if (split_key(l.text, key, rest)) return mapping(l.indent, depth, false);
+    if (split_key(l.text, key, rest)) return mapping(l.indent, depth);
     if (l.text[0] == '|') decline();  // a block scalar on a line of its own
     return inline_value(l.text, owner, depth);
   }
 
-  Value mapping(int indent, int depth, bool compact) {
+  Value mapping(int indent, int depth) {
     go::Map m;
     while (m_pos < m_lines.size() && m_lines[m_pos].indent == indent) {
       std::string key;
       std::string_view rest;
       std::string_view t = m_lines[m_pos].text;
       if (is_dash(t) || !split_key(t, key, rest)) decline();
-      m.insert_or_assign(std::move(key), value_after(rest, indent, depth, !compact));
+      m.insert_or_assign(std::move(key), value_after(rest, indent, depth, true));
     }
     if (m_pos < m_lines.size() && m_lines[m_pos].indent > indent) decline();
     return Value::map(std::move(m));
@@ -302,7 +303,7 @@ class Parser {
       if (!r.empty() && r[0] != '#' && split_key(r, key, after)) {
         // `- key: value`: a mapping indented at the key's column.
         m_lines[m_pos] = Line{indent + 1 + static_cast<int>(skip_spaces), r};
-        items.push_back(mapping(m_lines[m_pos].indent, depth + 1, true));
+        items.push_back(mapping(m_lines[m_pos].indent, depth + 1));
       } else {
         if (!r.empty() && is_dash(r)) decline();
         items.push_back(value_after(rest, indent, depth, false));
@@ -338,6 +339,8 @@ class Parser {
     if (t.starts_with("{}") || t.starts_with("[]")) {
       expect_end(t.substr(2));
       v = t[0] == '{' ? Value::map() : Value::list();
+    } else if (t[0] == '\'' && !closes_on_line(t)) {
+      return folded_single_quoted(t, owner);
     } else if (t[0] == '"' || t[0] == '\'') {
       size_t end = 0;
       v = Value::string(quoted(t, end));
@@ -347,10 +350,85 @@ class Parser {
       v = flow_sequence(t, end);
       expect_end(t.substr(end));
     } else {
-      v = plain_value(plain(t));
+      v = plain_value(plain_over_lines(t, owner));
     }
     end_of_node(owner);
     return v;
+  }
+
+  /// A plain scalar's text with the lines that continue it (indented past `owner`: CRDs'
+  /// wrapped descriptions), folded: a lone line break reads as a space, each empty line between
+  /// as a newline. Leaves m_pos on its last line. Continuation lines that could hold a key, a
+  /// comment or an indicator go to yaml-cpp.
+  std::string plain_over_lines(std::string_view t, int owner) {
+    // Quotes inside a plain scalar are text, even at the start of a continuation line.
+    constexpr std::string_view k_indicators = "-?:,[]{}#&*!|>%@`";
+    std::string out(plain(t));
+    if (t.find(" #") != std::string_view::npos) return out;  // a comment ends it
+    for (size_t next = m_pos + 1; next < m_lines.size();) {
+      size_t breaks = 0;
+      for (; next < m_lines.size() && m_lines[next].text.empty(); ++next) ++breaks;
+      if (next == m_lines.size() || m_lines[next].indent <= owner) break;
+      std::string_view c = m_lines[next].text;
+      if (c[0] == '#') break;  // a comment line: end_of_node judges what follows
+      bool leading_dash = c[0] == '-' && c.size() > 1 && c[1] != ' ';  // `--flag`, `-1`
+      if ((k_indicators.find(c[0]) != std::string_view::npos && !leading_dash) ||
+          c.find(": ") != std::string_view::npos || c.back() == ':' ||
+          c.find(" #") != std::string_view::npos)
+        decline();
+      out.append(breaks == 0 ? 1 : breaks, breaks == 0 ? ' ' : '\n');
+      out += c.substr(0, c.find_last_not_of(' ') + 1);
+      m_pos = next++;
+    }
+    return out;
+  }
+
+  /// Whether the single-quoted scalar that starts `t` ends on this line.
+  static bool closes_on_line(std::string_view t) {
+    for (size_t i = 1; i < t.size(); ++i) {
+      if (t[i] != '\'') continue;
+      if (i + 1 < t.size() && t[i + 1] == '\'') {
+        ++i;
+      } else {
+        return true;
+      }
+    }
+    return false;
+  }
+
+  /// A single-quoted scalar that goes on over the next lines (CEL rules in CRDs), folded as
+  /// YAML folds flow scalars: spaces around each line break dropped, a lone break read as a
+  /// space, each empty line between as a newline. Continuation lines must be indented past
+  /// `owner` and have text, else the document goes to yaml-cpp.
+  Value folded_single_quoted(std::string_view t, int owner) {
+    std::string out;
+    std::string_view line = t.substr(1);
+    for (;;) {
+      size_t i = 0;
+      for (; i < line.size(); ++i) {
+        if (line[i] != '\'') {
+          out += line[i];
+        } else if (i + 1 < line.size() && line[i + 1] == '\'') {
+          out += '\'';
+          ++i;
+        } else {
+          break;
+        }
+      }
+      if (i < line.size()) {
+        expect_end(line.substr(i + 1));
+        end_of_node(owner);
+        return Value::string(std::move(out));
+      }
+      size_t kept = out.find_last_not_of(' ');
+      if (kept == std::string::npos) decline();  // an empty first line
+      out.erase(kept + 1);
+      size_t breaks = 0;
+      for (++m_pos; m_pos < m_lines.size() && m_lines[m_pos].text.empty(); ++m_pos) ++breaks;
+      if (m_pos == m_lines.size() || m_lines[m_pos].indent <= owner) decline();
+      out.append(breaks == 0 ? 1 : breaks, breaks == 0 ? ' ' : '\n');
+      line = m_lines[m_pos].text;
+    }
   }
 
   /// A literal block scalar (`|` keeps one final newline, `|-` none) in a node indented
