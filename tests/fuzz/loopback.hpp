@@ -1,0 +1,93 @@
+#pragma once
+/// Loopback sockets for the fuzz targets whose parser reads a connection (the TCPStore server
+/// and client, the API client): a peer that sends the fuzz input and reads what comes back.
+/// Every socket is closed with a reset (SO_LINGER 0), so that thousands of connections a
+/// second leave no TIME_WAIT behind to run the ephemeral ports out. A peer that neither ends
+/// nor answers within k_hang is a hang: abort(), which libFuzzer reports with the input.
+
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <poll.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <string>
+#include <string_view>
+
+namespace ejob::fuzz {
+
+inline constexpr int k_hang_ms = 10'000;
+
+[[noreturn]] inline void hang(const char* what) {
+  std::fprintf(stderr, "fuzz: %s did not end within %d ms\n", what, k_hang_ms);
+  std::abort();
+}
+
+/// Closes `fd` with a reset instead of a FIN.
+inline void close_hard(int fd) {
+  linger l{1, 0};
+  ::setsockopt(fd, SOL_SOCKET, SO_LINGER, &l, sizeof l);
+  ::close(fd);
+}
+
+/// A socket listening on 127.0.0.1 on a free port, which `port` receives; -1 on failure.
+inline int listen_loopback(int& port) {
+  int fd = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+  sockaddr_in a{};
+  a.sin_family = AF_INET;
+  a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  socklen_t len = sizeof a;
+  if (::bind(fd, reinterpret_cast<sockaddr*>(&a), sizeof a) != 0 || ::listen(fd, 16) != 0 ||
+      ::getsockname(fd, reinterpret_cast<sockaddr*>(&a), &len) != 0) {
+    ::close(fd);
+    return -1;
+  }
+  port = ntohs(a.sin_port);
+  return fd;
+}
+
+/// A connection to 127.0.0.1:port; -1 on failure.
+inline int connect_loopback(int port) {
+  int fd = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+  sockaddr_in a{};
+  a.sin_family = AF_INET;
+  a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  a.sin_port = htons(static_cast<std::uint16_t>(port));
+  if (::connect(fd, reinterpret_cast<sockaddr*>(&a), sizeof a) != 0) {
+    ::close(fd);
+    return -1;
+  }
+  return fd;
+}
+
+/// Waits for `fd` to be readable; hang() after k_hang_ms.
+inline void wait_readable(int fd, const char* what) {
+  pollfd p{fd, POLLIN, 0};
+  if (::poll(&p, 1, k_hang_ms) <= 0) hang(what);
+}
+
+/// Sends all of `bytes` (false when the peer is gone).
+inline bool send_all(int fd, std::string_view bytes) {
+  while (!bytes.empty()) {
+    ssize_t n = ::send(fd, bytes.data(), bytes.size(), MSG_NOSIGNAL);
+    if (n <= 0) return false;
+    bytes.remove_prefix(static_cast<std::size_t>(n));
+  }
+  return true;
+}
+
+/// Reads until the peer ends the connection (or resets it), returning what came.
+inline std::string read_to_end(int fd, const char* what) {
+  std::string in;
+  char buf[65536];
+  while (true) {
+    wait_readable(fd, what);
+    ssize_t n = ::recv(fd, buf, sizeof buf, 0);
+    if (n <= 0) return in;
+    in.append(buf, static_cast<std::size_t>(n));
+  }
+}
+
+}  // namespace ejob::fuzz
