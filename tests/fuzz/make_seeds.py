@@ -72,6 +72,10 @@ def render_seeds():
         files = txtar(case)
         helpers = "".join(v for k, v in files.items() if k.endswith(".tpl") and "!" not in k)
         for name, text in files.items():
+            # The depth cases nest 100000 deep: ejob renders them on its 4 GiB stack
+            # (src/util/big_stack), which ASan cannot follow an exception out of.
+            if case.parent.name == "depth" or re.search(r"\b10000\d*\b", text):
+                break
             if name.startswith("templates/") and not name.endswith(".tpl"):
                 template.add(text + "\0" + helpers)
                 break
@@ -95,13 +99,13 @@ def render_seeds():
 
 def tgz(members):
     out = io.BytesIO()
-    with tarfile.open(fileobj=out, mode="w:gz", format=tarfile.USTAR_FORMAT) as tar:
+    with tarfile.open(fileobj=out, mode="w", format=tarfile.USTAR_FORMAT) as tar:
         for name, text in members.items():
             data = text.encode()
             info = tarfile.TarInfo(name)
             info.size, info.mtime = len(data), 0
             tar.addfile(info, io.BytesIO(data))
-    return out.getvalue()
+    return gzip.compress(out.getvalue(), mtime=0)  # the same bytes on every run
 
 
 def job_seeds():

@@ -7,7 +7,10 @@
 #include "tests/fuzz/fuzz_input.hpp"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
-  const auto [schema, values_text] = ejob::fuzz::split_at_nul(ejob::fuzz::as_text(data, size));
+  // not a structured binding: clang 14 cannot capture one in a lambda
+  const auto parts = ejob::fuzz::split_at_nul(ejob::fuzz::as_text(data, size));
+  const std::string_view schema = parts.first;
+  const std::string_view values_text = parts.second;
   ejob::fuzz::refusals_expected([&] {
     const auto values = ejob::render::yaml::try_load_yaml_map(values_text);
     (void)ejob::render::helm::schema_problems(std::string(schema), values.value);

@@ -23,7 +23,10 @@ constexpr std::string_view k_values_yaml =
 }  // namespace
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
-  const auto [main_text, helpers] = ejob::fuzz::split_at_nul(ejob::fuzz::as_text(data, size));
+  // not a structured binding: clang 14 cannot capture one in a lambda
+  const auto parts = ejob::fuzz::split_at_nul(ejob::fuzz::as_text(data, size));
+  const std::string_view main_text = parts.first;
+  const std::string_view helpers = parts.second;
   ejob::fuzz::refusals_expected([&] {
     std::vector<helm::ChartFile> files = {
         {"Chart.yaml", std::string(k_chart_yaml)},
