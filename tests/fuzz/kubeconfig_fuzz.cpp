@@ -14,12 +14,22 @@
 
 namespace {
 
-const std::string& kubeconfig_path() {
-  static const std::string path = [] {
+/// A private folder for the kubeconfig, removed when the process ends (the replay runs in CI).
+struct TempDir {
+  std::string path = [] {
     std::string dir = (std::filesystem::temp_directory_path() / "ejob-fuzz-XXXXXX").string();
     if (::mkdtemp(dir.data()) == nullptr) std::abort();
-    return dir + "/config";
+    return dir;
   }();
+  ~TempDir() {
+    std::error_code ignored;
+    std::filesystem::remove_all(path, ignored);
+  }
+};
+
+const std::string& kubeconfig_path() {
+  static const TempDir dir;
+  static const std::string path = dir.path + "/config";
   return path;
 }
 
