@@ -33,7 +33,7 @@ export ASAN_OPTIONS=detect_leaks=1:allocator_may_return_null=1:detect_stack_use_
 export UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
 
 # The number after `NAME: ` in libFuzzer's output (the last one), or `?`.
-stat() { grep -oE "$1: *[0-9]+" "$2" | tail -1 | grep -oE '[0-9]+$' || echo '?'; }
+stat() { grep -aoE "$1: *[0-9]+" "$2" | tail -1 | grep -oE '[0-9]+$' || echo '?'; }
 
 run_one() {
   local target=$1 out=$build/logs/$1.log status=0 result=ok start
@@ -44,7 +44,7 @@ run_one() {
     -max_len=8192 -print_final_stats=1 -artifact_prefix="$build/findings/$target-" \
     "$build/corpus/$target" >"$out" 2>&1 || status=$?
   if [ "$status" != 0 ]; then
-    result="FAILED (exit $status: $(grep -m1 -oE 'ERROR: [A-Za-z]+: [a-z-]+|deadly signal|timeout|out-of-memory|leak' "$out" || echo "see $out"))"
+    result="FAILED (exit $status: $(grep -a -m1 -oE 'ERROR: [A-Za-z]+: [a-z-]+|deadly signal|timeout|out-of-memory|leak' "$out" || echo "see $out"))"
   fi
   printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$(date -u +%FT%TZ)" "$target" "$(($(date +%s) - start))" \
     "$(stat stat::number_of_executed_units "$out")" "$(stat stat::average_exec_per_sec "$out")" \

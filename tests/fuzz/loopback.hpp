@@ -3,7 +3,7 @@
 /// and client, the API client): a peer that sends the fuzz input and reads what comes back.
 /// Every socket is closed with a reset (SO_LINGER 0), so that thousands of connections a
 /// second leave no TIME_WAIT behind to run the ephemeral ports out. A peer that neither ends
-/// nor answers within k_hang is a hang: abort(), which libFuzzer reports with the input.
+/// nor answers within k_hang_ms is a hang: abort(), which libFuzzer reports with the input.
 
 #include <arpa/inet.h>
 #include <netinet/in.h>
@@ -62,16 +62,26 @@ inline int connect_loopback(int port) {
   return fd;
 }
 
-/// Waits for `fd` to be readable; hang() after k_hang_ms.
+/// Waits for `fd` to be readable; hang() after k_hang_ms. libFuzzer's timeout check is a
+/// SIGALRM every few seconds, which interrupts poll (EINTR): that is no hang, so poll again for
+/// the time left.
 inline void wait_readable(int fd, const char* what) {
-  pollfd p{fd, POLLIN, 0};
-  if (::poll(&p, 1, k_hang_ms) <= 0) hang(what);
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(k_hang_ms);
+  while (true) {
+    const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(
+        deadline - std::chrono::steady_clock::now());
+    pollfd p{fd, POLLIN, 0};
+    const int rc = ::poll(&p, 1, static_cast<int>(std::max<long>(left.count(), 0)));
+    if (rc > 0) return;
+    if (rc == 0 || errno != EINTR) hang(what);
+  }
 }
 
 /// Sends all of `bytes` (false when the peer is gone).
 inline bool send_all(int fd, std::string_view bytes) {
   while (!bytes.empty()) {
     ssize_t n = ::send(fd, bytes.data(), bytes.size(), MSG_NOSIGNAL);
+    if (n < 0 && errno == EINTR) continue;  // libFuzzer's SIGALRM
     if (n <= 0) return false;
     bytes.remove_prefix(static_cast<std::size_t>(n));
   }
@@ -85,6 +95,7 @@ inline std::string read_to_end(int fd, const char* what) {
   while (true) {
     wait_readable(fd, what);
     ssize_t n = ::recv(fd, buf, sizeof buf, 0);
+    if (n < 0 && errno == EINTR) continue;
     if (n <= 0) return in;
     in.append(buf, static_cast<std::size_t>(n));
   }
