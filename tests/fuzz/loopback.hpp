@@ -48,9 +48,17 @@ inline int listen_loopback(int& port) {
   return fd;
 }
 
-/// A connection to 127.0.0.1:port; -1 on failure.
+/// A connection to 127.0.0.1:port; -1 on failure. The client that ends first keeps its port in
+/// TIME_WAIT for a minute, so at thousands of connections a second the ephemeral ports of one
+/// address run out: each connection comes from the next of 250 loopback addresses
+/// (127.0.0.2 …), each with ports of its own.
 inline int connect_loopback(int port) {
+  static unsigned next = 0;
   int fd = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+  sockaddr_in from{};
+  from.sin_family = AF_INET;
+  from.sin_addr.s_addr = htonl(INADDR_LOOPBACK + 1 + (next++ % 250));
+  ::bind(fd, reinterpret_cast<sockaddr*>(&from), sizeof from);  // on failure: the kernel's pick
   sockaddr_in a{};
   a.sin_family = AF_INET;
   a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
