@@ -13,6 +13,7 @@
 
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <string>
 #include <string_view>
 
@@ -64,8 +65,16 @@ inline int connect_loopback(int port) {
   a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
   a.sin_port = htons(static_cast<std::uint16_t>(port));
   if (::connect(fd, reinterpret_cast<sockaddr*>(&a), sizeof a) != 0) {
-    ::close(fd);
-    return -1;
+    // Interrupted by libFuzzer's SIGALRM, the connection goes on: wait until it is made.
+    pollfd p{fd, POLLOUT, 0};
+    int error = errno;
+    socklen_t len = sizeof error;
+    if (error != EINTR || ::poll(&p, 1, k_hang_ms) <= 0 ||
+        ::getsockopt(fd, SOL_SOCKET, SO_ERROR, &error, &len) != 0 || error != 0) {
+      std::fprintf(stderr, "fuzz: connect: %s\n", std::strerror(error));
+      ::close(fd);
+      return -1;
+    }
   }
   return fd;
 }
