@@ -25,3 +25,14 @@ if(EJOB_TSAN)
   target_compile_options(ejob_flags INTERFACE -fsanitize=thread -fno-omit-frame-pointer)
   target_link_options(ejob_flags INTERFACE -fsanitize=thread)
 endif()
+if(EJOB_FUZZ)
+  # libFuzzer builds (tests/fuzz, preset `fuzz`): all of our code carries the coverage
+  # instrumentation libFuzzer steers by, and ASan + UBSan so that a bad input stops at the fault.
+  # Only the fuzz targets link libFuzzer's main (-fsanitize=fuzzer, tests/fuzz/CMakeLists.txt).
+  if(NOT CMAKE_CXX_COMPILER_ID STREQUAL "Clang")
+    message(FATAL_ERROR "EJOB_FUZZ needs clang (libFuzzer): configure with the preset `fuzz`.")
+  endif()
+  target_compile_options(ejob_flags INTERFACE -fsanitize=fuzzer-no-link,address,undefined
+                                              -fno-omit-frame-pointer -fno-sanitize-recover=undefined)
+  target_link_options(ejob_flags INTERFACE -fsanitize=address,undefined)
+endif()

@@ -29,6 +29,32 @@ std::string meta(const Json& obj, const char* key) {
   return it != obj.end() ? str(*it, key) : std::string();
 }
 
+/// An answer that is JSON but not the shape Kubernetes gives it (a proxy's, a broken server's).
+Error not_kubernetes(const std::string& what, const std::string& why) {
+  return Error(ErrorCode::Api, "the server answered " + what + " with " + why);
+}
+
+/// The object field `key` of `j`, or an empty object when it is absent or not an object.
+const Json& object_at(const Json& j, const char* key) {
+  static const Json k_empty = Json::object();
+  auto it = j.find(key);
+  return it != j.end() && it->is_object() ? *it : k_empty;
+}
+
+/// Moves the list `field` of an answer (`items` of a list, `resources` of discovery: objects) to
+/// `out`; what a caller reads with nlohmann's value() must be an object, so anything else is
+/// refused here.
+void take_items(Json& page, const char* field, const std::string& what, std::vector<Json>& out) {
+  if (!page.is_object()) throw not_kubernetes(what, "a body that is not a JSON object");
+  auto items = page.find(field);
+  if (items == page.end() || items->is_null()) return;
+  if (!items->is_array()) throw not_kubernetes(what, std::string(field) + " that are not a list");
+  for (Json& item : *items) {
+    if (!item.is_object()) throw not_kubernetes(what, "an item that is not a JSON object");
+    out.push_back(std::move(item));
+  }
+}
+
 Json parse_json(const std::string& body, const std::string& what) {
   Json doc = Json::parse(body, nullptr, false);
   if (doc.is_discarded())
@@ -132,15 +158,20 @@ Client::Discovered Client::fetch_discovery(const std::string& api_version) {
   Response r = m_transport.send({Method::Get, (core ? "/api/" : "/apis/") + api_version});
   if (r.status == 404) return std::nullopt;
   if (r.status < 200 || r.status >= 300) throw error_from_status(r.status, r.body);
-  const Json doc = parse_json(r.body, "discovery of " + api_version);
+  const std::string what = "discovery of " + api_version;
+  Json doc = parse_json(r.body, what);
   const auto slash = api_version.find('/');
   std::vector<ResourceInfo> list;
-  for (const Json& item : doc.value("resources", Json::array())) {
+  std::vector<Json> resources;
+  take_items(doc, "resources", what, resources);
+  for (const Json& item : resources) {
     const std::string name = str(item, "name");
     if (name.find('/') != std::string::npos) continue;  // subresource
-    list.push_back({core ? "" : api_version.substr(0, slash),
-                    core ? api_version : api_version.substr(slash + 1), name, str(item, "kind"),
-                    item.value("namespaced", true)});
+    auto namespaced = item.find("namespaced");
+    list.push_back(
+        {core ? "" : api_version.substr(0, slash),
+         core ? api_version : api_version.substr(slash + 1), name, str(item, "kind"),
+         namespaced == item.end() || !namespaced->is_boolean() || namespaced->get<bool>()});
   }
   return list;
 }
@@ -190,9 +221,10 @@ ListResult Client::list(const ResourceInfo& res, const std::string& ns,
     if (!options.field_selector.empty()) q.emplace_back("fieldSelector", options.field_selector);
     if (options.limit > 0) q.emplace_back("limit", std::to_string(options.limit));
     if (!next.empty()) q.emplace_back("continue", next);
-    Json page = call({Method::Get, path(res, ns) + join_query(q)});
-    for (Json& item : page["items"]) out.items.push_back(std::move(item));
-    const Json m = page.value("metadata", Json::object());
+    const std::string target = path(res, ns) + join_query(q);
+    Json page = call({Method::Get, target});
+    take_items(page, "items", "GET " + target, out.items);
+    const Json& m = object_at(page, "metadata");
     if (out.resource_version.empty()) out.resource_version = str(m, "resourceVersion");
     next = str(m, "continue");
   } while (!next.empty());

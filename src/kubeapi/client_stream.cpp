@@ -34,14 +34,22 @@ void Client::watch_once(const ResourceInfo& res, const std::string& ns, WatchOpt
     Json ev = Json::parse(line, nullptr, false);
     if (ev.is_discarded() || !ev.is_object())
       throw Error(ErrorCode::Api, "the server sent a watch event that is not JSON");
-    const std::string type = ev.value("type", "");
-    Json obj = ev.value("object", Json::object());
+    auto type_at = ev.find("type");
+    const std::string type =
+        type_at != ev.end() && type_at->is_string() ? type_at->get<std::string>() : "";
+    Json obj = ev.contains("object") ? std::move(ev["object"]) : Json::object();
+    // Callers read the object with nlohmann's value(), which throws on anything but an object.
+    if (!obj.is_object())
+      throw Error(ErrorCode::Api, "the server sent a watch event whose object is not an object");
     if (type == "ERROR") {
-      if (obj.value("code", 0) == 410) {
+      auto code_at = obj.find("code");
+      const long code =
+          code_at != obj.end() && code_at->is_number_integer() ? code_at->get<long>() : 500;
+      if (code == 410) {
         gone = true;
         return false;
       }
-      throw error_from_status(obj.value("code", 500), obj.dump());
+      throw error_from_status(code, obj.dump());
     }
     if (const std::string rv = resource_version_of(obj); !rv.empty()) options.resource_version = rv;
     if (type == "BOOKMARK") return true;

@@ -79,6 +79,18 @@ TEST_CASE("client: Status bodies become errors with code, reason and causes") {
   CHECK_FALSE(f.client.try_get(f.pods, "default", "nope"));
 }
 
+// Found by tests/fuzz/kube_api_fuzz.cpp: nlohmann's type_error escaped from a Status body
+// whose fields have other types (the error it carries was lost to a crash).
+TEST_CASE("client: a Status body with fields of other types still becomes its error") {
+  const ApiError e = error_from_status(409, R"({"kind":"Status","message":7,"reason":"Conflict",
+                                 "details":{"name":["x"],"causes":[{"field":1}]}})");
+  CHECK(e.code() == ErrorCode::Conflict);
+  CHECK(e.message() == "the server answered HTTP 409 Conflict");
+  CHECK(e.reason() == "Conflict");
+  CHECK(error_from_status(500, R"({"kind":1})").message() ==
+        "the server answered HTTP 500: {\"kind\":1}");
+}
+
 TEST_CASE("client: list follows continue tokens and applies selectors") {
   Fixture f;
   for (int i = 0; i < 5; ++i)

@@ -47,15 +47,32 @@ std::string must_read(const fs::path& path, const std::string& what) {
   return *text;
 }
 
+/// A string field, or "" when absent or not a string. `node` may be missing or not a mapping
+/// (a context without `context:`, a list item that is a string): yaml-cpp throws on a subscript
+/// of those, so they are looked at first.
 std::string scalar(const YAML::Node& node, const char* key) {
+  if (!node || !node.IsMap()) return "";
   const YAML::Node v = node[key];
   return v && v.IsScalar() ? v.as<std::string>() : std::string();
+}
+
+/// A boolean field (false when absent). Throws ejob::Error(Input) naming the field when it is
+/// something else, as kubectl refuses such a file.
+bool boolean(const YAML::Node& node, const char* key) {
+  if (!node || !node.IsMap()) return false;
+  const YAML::Node v = node[key];
+  bool out = false;
+  if (!v || v.IsNull()) return false;
+  if (!v.IsScalar() || !YAML::convert<bool>::decode(v, out))
+    throw Error(ErrorCode::Input, std::string("kubeconfig: ") + key + " is not true or false");
+  return out;
 }
 
 void merge_list(const YAML::Node& list, const char* inner, const fs::path& file,
                 std::map<std::string, Named>& into) {
   if (!list || !list.IsSequence()) return;
   for (const YAML::Node& item : list) {
+    if (!item.IsMap()) continue;  // kubectl skips nothing here, but has no name to file it under
     const std::string name = scalar(item, "name");
     if (!name.empty() && !into.count(name))
       into.emplace(name, Named{item[inner], file.parent_path(), file});
@@ -143,14 +160,19 @@ ExecConfig read_exec(const YAML::Node& node, const fs::path& dir) {
   exec.command = scalar(node, "command");
   if (exec.command.find('/') != std::string::npos && fs::path(exec.command).is_relative())
     exec.command = (dir / exec.command).lexically_normal().string();
-  if (node["args"] && node["args"].IsSequence())
-    for (const YAML::Node& a : node["args"]) exec.args.push_back(a.as<std::string>());
+  if (node["args"] && node["args"].IsSequence()) {
+    for (const YAML::Node& a : node["args"]) {
+      if (!a.IsScalar())
+        throw Error(ErrorCode::Input, "kubeconfig: exec plugin args must be strings");
+      exec.args.push_back(a.as<std::string>());
+    }
+  }
   if (node["env"] && node["env"].IsSequence())
     for (const YAML::Node& e : node["env"])
       exec.env.emplace_back(scalar(e, "name"), scalar(e, "value"));
   if (const std::string mode = scalar(node, "interactiveMode"); !mode.empty())
     exec.interactive_mode = mode;
-  exec.provide_cluster_info = node["provideClusterInfo"] && node["provideClusterInfo"].as<bool>();
+  exec.provide_cluster_info = boolean(node, "provideClusterInfo");
   if (exec.api_version != "client.authentication.k8s.io/v1" &&
       exec.api_version != "client.authentication.k8s.io/v1beta1")
     throw Error(ErrorCode::Input, "kubeconfig: exec plugin apiVersion \"" + exec.api_version +
@@ -198,8 +220,7 @@ std::string server_url(const Named& cluster) {
 void apply_cluster(const Named& cluster, RestConfig& cfg) {
   cfg.server = server_url(cluster);
   cfg.ca_pem = data_or_file(cluster, "certificate-authority");
-  cfg.insecure = cluster.node["insecure-skip-tls-verify"] &&
-                 cluster.node["insecure-skip-tls-verify"].as<bool>();
+  cfg.insecure = boolean(cluster.node, "insecure-skip-tls-verify");
   if (cfg.insecure && !cfg.ca_pem.empty())
     throw Error(ErrorCode::Input,
                 "kubeconfig: specifying a root certificates file with the insecure flag is not "
@@ -227,7 +248,7 @@ void apply_user(const Named& user, RestConfig& cfg) {
     cfg.token_file = fs::path(file).is_relative() ? (user.dir / file).string() : file;
   cfg.username = scalar(user.node, "username");
   cfg.password = scalar(user.node, "password");
-  if (user.node["exec"] && user.node["exec"].IsMap())
+  if (user.node && user.node.IsMap() && user.node["exec"] && user.node["exec"].IsMap())
     cfg.exec = read_exec(user.node["exec"], user.dir);
 }
 
@@ -281,8 +302,13 @@ RestConfig load_config(const ConfigFlags& flags, const Environment& env) {
     cfg = load_in_cluster(env);
   } else {
     Merged merged;
-    for (const fs::path& f : files) merge_file(f, merged);
-    cfg = resolve(merged, flags);
+    try {
+      for (const fs::path& f : files) merge_file(f, merged);
+      cfg = resolve(merged, flags);
+    } catch (const YAML::Exception& e) {
+      // a shape of file the readers above do not expect: refused, as kubectl refuses it
+      throw Error(ErrorCode::Input, "kubeconfig " + merged.origin + ": " + e.msg);
+    }
   }
   if (!flags.namespace_name.empty()) cfg.namespace_name = flags.namespace_name;
   return cfg;
@@ -290,10 +316,14 @@ RestConfig load_config(const ConfigFlags& flags, const Environment& env) {
 
 std::vector<KubeContext> list_contexts(const ConfigFlags& flags, const Environment& env) {
   Merged merged;
-  for (const fs::path& f : config_files(flags, env)) merge_file(f, merged);
   std::vector<KubeContext> contexts;
-  for (const auto& [name, entry] : merged.contexts)
-    contexts.push_back({name, scalar(entry.node, "namespace")});
+  try {
+    for (const fs::path& f : config_files(flags, env)) merge_file(f, merged);
+    for (const auto& [name, entry] : merged.contexts)
+      contexts.push_back({name, scalar(entry.node, "namespace")});
+  } catch (const YAML::Exception& e) {
+    throw Error(ErrorCode::Input, "kubeconfig " + merged.origin + ": " + e.msg);
+  }
   return contexts;
 }
 

@@ -193,3 +193,28 @@ TEST_CASE("kubeconfig: in-cluster configuration from the environment and service
   env.vars["KUBERNETES_SERVICE_HOST"] = "fd00::1";
   CHECK(load_in_cluster(env).server == "https://[fd00::1]:443");
 }
+
+// Found by tests/fuzz/kubeconfig_fuzz.cpp: yaml-cpp's InvalidNode and BadConversion escaped
+// (a context entry without `context:`, a list item that is a string, `insecure: maybe`).
+TEST_CASE("kubeconfig: entries of unexpected shapes are read or refused, never thrown past") {
+  TempDir d;
+  write_file(d.path + "/config", R"(apiVersion: v1
+clusters: [just-a-string, {name: c, cluster: {server: "https://c.example"}}]
+users: [{name: u}]
+contexts: [{name: bare}, {name: odd, context: [1, 2]}]
+current-context: bare
+)");
+  ConfigFlags flags{d.path + "/config", "", ""};
+  CHECK(message_of([&] { load_config(flags, {}); }) ==
+        "cluster \"\" not found in kubeconfig " + d.path + "/config");
+  CHECK(list_contexts(flags, {}).size() == 2);
+  write_file(
+      d.path + "/bad-bool",
+      R"(clusters: [{name: c, cluster: {server: "https://c", insecure-skip-tls-verify: maybe}}]
+contexts: [{name: x, context: {cluster: c}}]
+current-context: x
+)");
+  CHECK(message_of([&] {
+          load_config({d.path + "/bad-bool", "", ""}, {});
+        }) == "kubeconfig: insecure-skip-tls-verify is not true or false");
+}

@@ -1,5 +1,6 @@
 #include "src/agent/etcd/etcd_client.hpp"
 
+#include <limits>
 #include <nlohmann/json.hpp>
 
 #include "src/util/error.hpp"
@@ -33,15 +34,46 @@ void add_param(std::string& out, const std::string& name, const std::string& val
   out += (out.empty() ? "" : "&") + name + "=" + form_encode(value);
 }
 
+/// A field of an answer whose JSON type is not the one etcd sends there: the answer is not
+/// etcd's (a proxy's, or something else listening on the port), and is refused as a whole.
+struct WrongField {
+  std::string what;  ///< `node.ttl is not an integer`
+};
+
+std::string string_at(const nlohmann::json& j, const char* name) {
+  auto it = j.find(name);
+  if (it == j.end() || it->is_null()) return "";
+  if (!it->is_string()) throw WrongField{std::string(name) + " is not a string"};
+  return it->get<std::string>();
+}
+
+bool bool_at(const nlohmann::json& j, const char* name) {
+  auto it = j.find(name);
+  if (it == j.end() || it->is_null()) return false;
+  if (!it->is_boolean()) throw WrongField{std::string(name) + " is not a boolean"};
+  return it->get<bool>();
+}
+
+/// An integer field; a float is refused rather than converted (1e300 fits no integer).
+std::optional<std::int64_t> integer_at(const nlohmann::json& j, const char* name) {
+  auto it = j.find(name);
+  if (it == j.end() || it->is_null()) return std::nullopt;
+  if (!it->is_number_integer()) throw WrongField{std::string(name) + " is not an integer"};
+  return it->get<std::int64_t>();
+}
+
 EtcdNode parse_node(const nlohmann::json& j) {
+  if (!j.is_object()) throw WrongField{"a node is not an object"};
   EtcdNode n;
-  n.key = j.value("key", "");
-  if (auto it = j.find("value"); it != j.end() && it->is_string()) n.value = it->get<std::string>();
-  n.dir = j.value("dir", false);
-  n.modified_index = j.value("modifiedIndex", std::int64_t{0});
-  if (auto it = j.find("ttl"); it != j.end() && it->is_number()) n.ttl = it->get<std::int64_t>();
-  if (auto it = j.find("nodes"); it != j.end() && it->is_array())
+  n.key = string_at(j, "key");
+  n.value = string_at(j, "value");
+  n.dir = bool_at(j, "dir");
+  n.modified_index = integer_at(j, "modifiedIndex").value_or(0);
+  n.ttl = integer_at(j, "ttl");
+  if (auto it = j.find("nodes"); it != j.end() && !it->is_null()) {
+    if (!it->is_array()) throw WrongField{"nodes is not a list"};
     for (const auto& c : *it) n.nodes.push_back(parse_node(c));
+  }
   return n;
 }
 
@@ -57,11 +89,15 @@ HttpEndpoint http_endpoint(const EtcdClientOptions& o) {
   return at;
 }
 
-/// X-Etcd-Index: its digits (etcd sends nothing else there).
+/// X-Etcd-Index: its digits (etcd sends nothing else there); 0 for a number past int64 (no
+/// etcd reaches it), rather than an overflow.
 std::int64_t parse_index(const std::string& value) {
   std::int64_t index = 0;
-  for (char c : value)
-    if (c >= '0' && c <= '9') index = index * 10 + (c - '0');
+  for (char c : value) {
+    if (c < '0' || c > '9') continue;
+    if (index > (std::numeric_limits<std::int64_t>::max() - (c - '0')) / 10) return 0;
+    index = index * 10 + (c - '0');
+  }
   return index;
 }
 
@@ -91,19 +127,22 @@ void parse_etcd_body(const std::string& body, EtcdResult& result) {
   } catch (const nlohmann::json::exception&) {
     j = nullptr;
   }
-  if (!j.is_object())
-    throw Error(ErrorCode::Transport,
-                "etcd answered HTTP " + std::to_string(result.http_status) +
-                    " with a body that is not etcd v2 JSON: " + body.substr(0, 200));
-  if (j.contains("errorCode")) {
-    result.outcome = EtcdOutcome::EtcdError;
-    result.error_code = j.value("errorCode", 0);
-    result.message = j.value("message", "");
-    result.cause = j.value("cause", "");
-    return;
+  const std::string not_etcd = "etcd answered HTTP " + std::to_string(result.http_status) +
+                               " with a body that is not etcd v2 JSON";
+  if (!j.is_object()) throw Error(ErrorCode::Transport, not_etcd + ": " + body.substr(0, 200));
+  try {
+    if (j.contains("errorCode")) {
+      result.outcome = EtcdOutcome::EtcdError;
+      result.error_code = static_cast<int>(integer_at(j, "errorCode").value_or(0));
+      result.message = string_at(j, "message");
+      result.cause = string_at(j, "cause");
+      return;
+    }
+    result.action = string_at(j, "action");
+    if (auto it = j.find("node"); it != j.end() && it->is_object()) result.node = parse_node(*it);
+  } catch (const WrongField& e) {
+    throw Error(ErrorCode::Transport, not_etcd + " (" + e.what + "): " + body.substr(0, 200));
   }
-  result.action = j.value("action", "");
-  if (auto it = j.find("node"); it != j.end() && it->is_object()) result.node = parse_node(*it);
 }
 
 EtcdClient::EtcdClient(EtcdClientOptions options)

@@ -40,6 +40,30 @@ TEST_CASE("etcd client: a body that is not etcd JSON is a transport error") {
   }
 }
 
+// Found by tests/fuzz/etcd_json_fuzz.cpp: nlohmann's type_error escaped (and ended the agent),
+// and a float where an integer belongs was converted with undefined behaviour.
+TEST_CASE("etcd client: JSON whose fields have other types than etcd's is a transport error") {
+  const std::pair<std::string, std::string> cases[] = {
+      {R"({"errorCode":"100"})", "errorCode is not an integer"},
+      {R"({"action":"get","node":{"key":"/k","ttl":1e300}})", "ttl is not an integer"},
+      {R"({"action":"get","node":{"key":7}})", "key is not a string"},
+      {R"({"action":"get","node":{"key":"/d","nodes":[1]}})", "a node is not an object"},
+      {R"({"action":"get","node":{"dir":"yes"}})", "dir is not a boolean"},
+  };
+  for (const auto& [body, why] : cases) {
+    EtcdResult r;
+    r.http_status = 200;
+    try {
+      parse_etcd_body(body, r);
+      FAIL("no error for " + body);
+    } catch (const ejob::Error& e) {
+      CHECK(e.code() == ejob::ErrorCode::Transport);
+      CHECK(e.message() ==
+            "etcd answered HTTP 200 with a body that is not etcd v2 JSON (" + why + "): " + body);
+    }
+  }
+}
+
 TEST_CASE("etcd client: create, compare-and-swap and delete against a real etcd") {
   EtcdProcess etcd;
   EtcdClient c(options_for(etcd));

@@ -1,5 +1,6 @@
 #include "src/agent/etcd/etcd_store.hpp"
 
+#include <charconv>
 #include <map>
 #include <thread>
 
@@ -23,6 +24,16 @@ auto with_retries(Clock::time_point deadline, F op) {
       std::this_thread::sleep_for(std::chrono::milliseconds(500));
     }
   }
+}
+
+/// The counter an ADD finds under `key`: a decimal int64, as torch's stores keep it; anything
+/// else (another writer's value) is refused with Input rather than std::stoll's exceptions.
+std::int64_t counter_value(const std::string& key, const std::string& text) {
+  std::int64_t value = 0;
+  auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
+  if (ec != std::errc() || end != text.data() + text.size())
+    throw Error(ErrorCode::Input, "ADD on the non-numeric value of " + key + ": '" + text + "'");
+  return value;
 }
 
 [[noreturn]] void unexpected(const std::string& what, const EtcdResult& r) {
@@ -105,7 +116,10 @@ std::int64_t EtcdStore::add(const std::string& key, std::int64_t delta) {
   while (true) {
     EtcdResult cur = with_retries(deadline, [&] { return m_client.get(path); });
     if (!cur.ok()) unexpected("add " + key, cur);
-    std::int64_t next = std::stoll(b64decode(cur.node.value)) + delta;
+    // Wraps past int64 as the TCPStore's ADD does (tcp_store_server.cpp).
+    const auto sum = static_cast<std::uint64_t>(counter_value(key, b64decode(cur.node.value))) +
+                     static_cast<std::uint64_t>(delta);
+    const auto next = static_cast<std::int64_t>(sum);
     EtcdWrite cas;
     cas.value = b64encode(std::to_string(next));
     cas.prev_value = cur.node.value;

@@ -607,7 +607,10 @@ bool TcpStoreServer::Loop::op_add(int fd, WireReader& r) {
     if (ec != std::errc() || end == text.data())
       throw Error(ErrorCode::Input, "ADD on the non-numeric value of " + *key);
   }
-  value += *delta;
+  // Past int64 the sum wraps around, as torch's server's `value + delta` does on the machines
+  // it runs on (two's complement), without the overflow C++ leaves undefined.
+  value = static_cast<std::int64_t>(static_cast<std::uint64_t>(value) +
+                                    static_cast<std::uint64_t>(*delta));
   store(*key, std::to_string(value));
   reply_i64(fd, value);
   return true;

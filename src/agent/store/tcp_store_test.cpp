@@ -3,6 +3,7 @@
 #include <unistd.h>
 
 #include <catch2/catch.hpp>
+#include <limits>
 #include <thread>
 
 #include "src/agent/store/tcp_store_client.hpp"
@@ -157,6 +158,16 @@ TEST_CASE("tcp store: clear() drops every key and keeps the connections") {
   CHECK(c.num_keys() == 0);
   CHECK_FALSE(c.check({"0"}));
   CHECK(c.add("count", 1) == 1);
+}
+
+// Found by tests/fuzz/tcp_store_server_fuzz.cpp: the sum overflowed int64 (undefined).
+TEST_CASE("tcp store: ADD past int64 wraps around, as torch's server does") {
+  TcpStoreServer server(0);
+  TcpStoreClient c("127.0.0.1", server.port(), 10s);
+  constexpr auto k_max = std::numeric_limits<std::int64_t>::max();
+  CHECK(c.add("n", k_max) == k_max);
+  CHECK(c.add("n", 1) == std::numeric_limits<std::int64_t>::min());
+  CHECK(c.add("n", -1) == k_max);
 }
 
 TEST_CASE("tcp store: a client stopped mid-command stalls nobody; bad commands end a connection") {

@@ -286,7 +286,8 @@ class Validator {
     if (!schema.is_map() || schema.as_map().empty()) return std::nullopt;  // {} is true
     const SchemaNode* const outer_meta = m_meta;
     const SchemaNode& at = dialect_of(node_of(schema), where);
-    const Restore restore(m_meta, outer_meta);
+    const Restore restore{m_meta,
+                          outer_meta};  // braces: clang 14 has no C++20 paren-init of aggregates
     Enter scope(*this, at, v, ref);
     if (Outcome cycle = ref_cycle(where)) return cycle;
     return apply(Node{at.keywords ? *at.keywords : at.value->as_map(), v, where, at, at.draft()},

@@ -233,9 +233,14 @@ bool key_less(const Runes& ar, const Runes& br) {
         }
       }
     }
+    // Go's int arithmetic: a run of more than 18 digits wraps around (two's complement), and the
+    // keys sort as go-yaml sorts them then, without C++'s undefined signed overflow.
+    const auto times_ten_plus = [](int64_t n, char32_t digit) {
+      return static_cast<int64_t>(static_cast<uint64_t>(n) * 10 + (digit - '0'));
+    };
     size_t ai = i, bi = i;
-    for (; ai < ar.size() && is_digit(ar[ai]); ++ai) an = an * 10 + (ar[ai] - '0');
-    for (; bi < br.size() && is_digit(br[bi]); ++bi) bn = bn * 10 + (br[bi] - '0');
+    for (; ai < ar.size() && is_digit(ar[ai]); ++ai) an = times_ten_plus(an, ar[ai]);
+    for (; bi < br.size() && is_digit(br[bi]); ++bi) bn = times_ten_plus(bn, br[bi]);
     if (an != bn) return an < bn;
     if (ai != bi) return ai < bi;
     return ar[i] < br[i];

@@ -48,6 +48,14 @@ TEST_CASE("yaml_emit: keys sort naturally, non-letters first") {
   CHECK_FALSE(yaml_key_less("b", "a"));
 }
 
+// Found by tests/fuzz/yaml_fuzz.cpp: a digit run past int64 overflowed (undefined). go-yaml's
+// keyList.Less adds in Go's int, which wraps: 20 nines are 7766279631452241919 there, less
+// than 8000000000000000000.
+TEST_CASE("yaml_emit: keys with digit runs past int64 sort as Go's wrapping int sorts them") {
+  CHECK(yaml_key_less("n99999999999999999999", "n8000000000000000000"));
+  CHECK_FALSE(yaml_key_less("n8000000000000000000", "n99999999999999999999"));
+}
+
 }  // namespace
 }  // namespace ejob::render::yaml
 
