@@ -130,8 +130,14 @@ func (r ignoreRules) ignored(rel string, isDir bool) bool {
 
 // loadChart reads a chart directory.
 func loadChart(dir string, parent *Chart) (*Chart, error) {
+	return loadChartDir(dir, parent, readIgnore(dir), "")
+}
+
+// loadChartDir reads a chart directory with `rules`, which see each file's path from the top
+// chart (`under` + "/" + its path here): Helm's LoadDir walks the whole tree with the top
+// chart's .helmignore only, so a subchart folder's own .helmignore is just another file.
+func loadChartDir(dir string, parent *Chart, rules ignoreRules, under string) (*Chart, error) {
 	c := &Chart{Parent: parent, Files: Files{}}
-	rules := readIgnore(dir)
 	metaSeen := false
 	var subdirs []string
 	archives := map[string][]byte{}
@@ -144,7 +150,11 @@ func loadChart(dir string, parent *Chart) (*Chart, error) {
 		if rel == "." {
 			return nil
 		}
-		if rules.ignored(rel, info.IsDir()) {
+		fromTop := rel
+		if under != "" {
+			fromTop = under + "/" + rel
+		}
+		if rules.ignored(fromTop, info.IsDir()) {
 			if info.IsDir() {
 				return filepath.SkipDir
 			}
@@ -180,7 +190,14 @@ func loadChart(dir string, parent *Chart) (*Chart, error) {
 	subs := map[string]func() (*Chart, error){}
 	for _, sd := range subdirs {
 		sd := sd
-		subs[path.Base(filepath.ToSlash(sd))] = func() (*Chart, error) { return loadChart(sd, c) }
+		rel, _ := filepath.Rel(dir, sd)
+		fromTop := filepath.ToSlash(rel)
+		if under != "" {
+			fromTop = under + "/" + fromTop
+		}
+		subs[path.Base(filepath.ToSlash(sd))] = func() (*Chart, error) {
+			return loadChartDir(sd, c, rules, fromTop)
+		}
 	}
 	for name, data := range archives {
 		data := data
