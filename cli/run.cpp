@@ -199,6 +199,14 @@ int run(int argc, char** argv) {
     std::cout.flush();
     std::cerr << format_error(e);
     return exit_code(e.code());
+  } catch (const std::exception& e) {
+    // A library's exception that no adapter turned into ejob::Error is a bug of ours; it ends
+    // the command with its text and Internal's status, never with an abort and a core dump.
+    std::cout.flush();
+    std::cerr << format_error(
+        Error(ErrorCode::Internal, std::string("internal error: ") + e.what() +
+                                       " (a bug of ejob: please report the command)"));
+    return exit_code(ErrorCode::Internal);
   }
 }
 
