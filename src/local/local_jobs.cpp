@@ -247,24 +247,29 @@ JobState scale(const std::string& name, int nodes) {
   throw Error(ErrorCode::Timeout, "the supervisor of \"" + name + "\" did not take the request");
 }
 
-void evict(const std::string& name, int index, int grace_s) {
+namespace {
+
+/// The job's state, once node `index` is known to run; ejob::Error(NotFound) otherwise.
+JobState with_running_node(const std::string& name, int index) {
   JobState s = get(name);
   auto node = std::find_if(s.nodes.begin(), s.nodes.end(),
                            [&](const NodeState& n) { return n.index == index; });
   if (node == s.nodes.end() || node->pid == 0)
     throw Error(ErrorCode::NotFound,
                 "job \"" + name + "\" has no running worker-" + std::to_string(index));
+  return s;
+}
+
+}  // namespace
+
+void evict(const std::string& name, int index, int grace_s) {
+  const JobState s = with_running_node(name, index);
   send_request(job_dir(name), s, {Request::Kind::Evict, 0, index, grace_s});
 }
 
 NoticeSent send_notice(const std::string& name, int index, const std::string& cloud,
                        std::optional<int> notice_s) {
-  JobState s = get(name);
-  auto node = std::find_if(s.nodes.begin(), s.nodes.end(),
-                           [&](const NodeState& n) { return n.index == index; });
-  if (node == s.nodes.end() || node->pid == 0)
-    throw Error(ErrorCode::NotFound,
-                "job \"" + name + "\" has no running worker-" + std::to_string(index));
+  const JobState s = with_running_node(name, index);
   const fs::path launch_path = job_dir(name) / "launch.json";
   const std::string job_cloud =
       launch_from_json(read_json_file(launch_path), launch_path.string()).cloud;
