@@ -18,6 +18,7 @@
 #include <string>
 #include <vector>
 
+#include "src/render/sprig/openssl_ptr.hpp"
 #include "src/render/sprig/rsa_keygen.hpp"
 #include "src/render/sprig/support.hpp"
 
@@ -27,16 +28,12 @@ namespace {
 
 using P = Param;
 
-template <class T, void (*F)(T*)>
-struct Deleter {
-  void operator()(T* p) const { F(p); }
-};
-using PKey = std::unique_ptr<EVP_PKEY, Deleter<EVP_PKEY, EVP_PKEY_free>>;
-using X509Ptr = std::unique_ptr<X509, Deleter<X509, X509_free>>;
-using BioPtr = std::unique_ptr<BIO, Deleter<BIO, BIO_free_all>>;
-using ExtPtr = std::unique_ptr<X509_EXTENSION, Deleter<X509_EXTENSION, X509_EXTENSION_free>>;
-using EncPtr = std::unique_ptr<OSSL_ENCODER_CTX, Deleter<OSSL_ENCODER_CTX, OSSL_ENCODER_CTX_free>>;
-using BnPtr = std::unique_ptr<BIGNUM, Deleter<BIGNUM, BN_free>>;
+using PKey = OpensslPtr<EVP_PKEY, EVP_PKEY_free>;
+using X509Ptr = OpensslPtr<X509, X509_free>;
+using BioPtr = OpensslPtr<BIO, BIO_free_all>;
+using ExtPtr = OpensslPtr<X509_EXTENSION, X509_EXTENSION_free>;
+using EncPtr = OpensslPtr<OSSL_ENCODER_CTX, OSSL_ENCODER_CTX_free>;
+using BnPtr = OpensslPtr<BIGNUM, BN_free>;
 
 /// Sprig's `certificate` struct: fields Cert and Key (PEM strings).
 class CertificateObject : public Object {
@@ -106,7 +103,7 @@ PKey generate(const std::string& type) {
   } else if (type == "ed25519") {
     key = EVP_PKEY_Q_keygen(nullptr, nullptr, "ED25519");
   } else if (type == "dsa") {
-    std::unique_ptr<EVP_PKEY_CTX, Deleter<EVP_PKEY_CTX, EVP_PKEY_CTX_free>> pctx(
+    OpensslPtr<EVP_PKEY_CTX, EVP_PKEY_CTX_free> pctx(
         EVP_PKEY_CTX_new_from_name(nullptr, "DSA", nullptr));
     EVP_PKEY* params = nullptr;
     if (pctx && EVP_PKEY_paramgen_init(pctx.get()) == 1 &&
@@ -114,7 +111,7 @@ PKey generate(const std::string& type) {
         EVP_PKEY_CTX_set_dsa_paramgen_q_bits(pctx.get(), 256) == 1 &&
         EVP_PKEY_paramgen(pctx.get(), &params) == 1) {
       PKey p(params);
-      std::unique_ptr<EVP_PKEY_CTX, Deleter<EVP_PKEY_CTX, EVP_PKEY_CTX_free>> kctx(
+      OpensslPtr<EVP_PKEY_CTX, EVP_PKEY_CTX_free> kctx(
           EVP_PKEY_CTX_new_from_pkey(nullptr, p.get(), nullptr));
       if (kctx && EVP_PKEY_keygen_init(kctx.get()) == 1) EVP_PKEY_keygen(kctx.get(), &key);
     }
@@ -180,8 +177,7 @@ std::vector<std::string> string_items(const Value& list, const std::string& what
 
 /// Whether net.ParseIP accepts the text (IPv4 dotted quad or IPv6, no prefix length).
 bool valid_ip(const std::string& ip) {
-  std::unique_ptr<ASN1_OCTET_STRING, Deleter<ASN1_OCTET_STRING, ASN1_OCTET_STRING_free>> o(
-      a2i_IPADDRESS(ip.c_str()));
+  OpensslPtr<ASN1_OCTET_STRING, ASN1_OCTET_STRING_free> o(a2i_IPADDRESS(ip.c_str()));
   return o != nullptr && ip.find('/') == std::string::npos;
 }
 

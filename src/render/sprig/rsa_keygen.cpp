@@ -10,20 +10,18 @@
 #include <memory>
 #include <vector>
 
+#include "src/render/sprig/openssl_ptr.hpp"
+
 namespace ejob::render::sprig {
 
 namespace {
 
-template <class T, void (*F)(T*)>
-struct Deleter {
-  void operator()(T* p) const { F(p); }
-};
-using Bn = std::unique_ptr<BIGNUM, Deleter<BIGNUM, BN_clear_free>>;
-using BnCtx = std::unique_ptr<BN_CTX, Deleter<BN_CTX, BN_CTX_free>>;
-using MontCtx = std::unique_ptr<BN_MONT_CTX, Deleter<BN_MONT_CTX, BN_MONT_CTX_free>>;
-using ParamBld = std::unique_ptr<OSSL_PARAM_BLD, Deleter<OSSL_PARAM_BLD, OSSL_PARAM_BLD_free>>;
-using Params = std::unique_ptr<OSSL_PARAM, Deleter<OSSL_PARAM, OSSL_PARAM_free>>;
-using PKeyCtx = std::unique_ptr<EVP_PKEY_CTX, Deleter<EVP_PKEY_CTX, EVP_PKEY_CTX_free>>;
+using Bn = OpensslPtr<BIGNUM, BN_clear_free>;
+using BnCtx = OpensslPtr<BN_CTX, BN_CTX_free>;
+using MontCtx = OpensslPtr<BN_MONT_CTX, BN_MONT_CTX_free>;
+using ParamBld = OpensslPtr<OSSL_PARAM_BLD, OSSL_PARAM_BLD_free>;
+using Params = OpensslPtr<OSSL_PARAM, OSSL_PARAM_free>;
+using PKeyCtx = OpensslPtr<EVP_PKEY_CTX, EVP_PKEY_CTX_free>;
 
 constexpr BN_ULONG k_public_exponent = 65537;
 // Candidates share no factor below this with a prime; larger tables cost more division per
