@@ -1,6 +1,7 @@
 #include "src/agent/rendezvous/rank_assignment.hpp"
 
 #include <algorithm>
+#include <cstdint>
 #include <cstdio>
 #include <map>
 #include <nlohmann/json.hpp>
@@ -33,13 +34,33 @@ std::string to_json(const RoleInfo& info) {
          ", \"local_world_size\": " + std::to_string(info.local_world_size) + "}";
 }
 
+namespace {
+
+/// An integer field within [0, k_most_ranks]: what a rank or a worker count can be. A float
+/// or a number out of int's range is refused, not converted (that would be undefined).
+constexpr std::int64_t k_most_ranks = 1 << 20;
+
+int rank_count(const nlohmann::json& j, const char* key, const std::string& text) {
+  const nlohmann::json& v = j.at(key);
+  bool fits = v.is_number_unsigned() ? v.get<std::uint64_t>() <= k_most_ranks
+                                     : v.is_number_integer() && v.get<std::int64_t>() >= 0 &&
+                                           v.get<std::int64_t>() <= k_most_ranks;
+  if (!fits)
+    throw Error(ErrorCode::Input, std::string("malformed role info from a peer agent (") + key +
+                                      " must be an integer from 0 to " +
+                                      std::to_string(k_most_ranks) + "): " + text.substr(0, 200));
+  return static_cast<int>(v.get<std::int64_t>());
+}
+
+}  // namespace
+
 RoleInfo parse_role_info(const std::string& text) {
   try {
     nlohmann::json j = nlohmann::json::parse(text);
     RoleInfo info;
     info.role = j.at("role").get<std::string>();
-    info.rank = j.at("rank").get<int>();
-    info.local_world_size = j.at("local_world_size").get<int>();
+    info.rank = rank_count(j, "rank", text);
+    info.local_world_size = rank_count(j, "local_world_size", text);
     return info;
   } catch (const nlohmann::json::exception&) {
     throw Error(ErrorCode::Input, "malformed role info from a peer agent: " + text.substr(0, 200));

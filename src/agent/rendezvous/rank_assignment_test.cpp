@@ -14,6 +14,16 @@ TEST_CASE("rank assignment: role info JSON as torch writes it") {
   CHECK(r.rank == 3);
   CHECK(r.local_world_size == 8);
   CHECK_THROWS_WITH(parse_role_info("{}"), "malformed role info from a peer agent: {}");
+  // Found by the etcd_json fuzzer: a float out of int's range was converted (undefined).
+  CHECK_THROWS_WITH(
+      parse_role_info(R"({"role": "t", "rank": 0, "local_world_size": 2.3e59})"),
+      "malformed role info from a peer agent (local_world_size must be an integer "
+      "from 0 to 1048576): {\"role\": \"t\", \"rank\": 0, \"local_world_size\": 2.3e59}");
+  CHECK_THROWS(parse_role_info(R"({"role": "t", "rank": -1, "local_world_size": 1})"));
+  CHECK_THROWS(
+      parse_role_info(R"({"role": "t", "rank": 18446744073709551615, "local_world_size": 1})"));
+  CHECK(parse_role_info(R"({"role": "t", "rank": 1048576, "local_world_size": 0})").rank ==
+        1048576);
 }
 
 TEST_CASE("rank assignment: global ranks follow group ranks, heterogeneous sizes") {
