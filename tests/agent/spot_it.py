@@ -126,12 +126,13 @@ def etcd_notice(h):
     it exits 143, and it left the rendezvous as the protocol understands it: its keep-alive
     was deleted and the round destroyed — no keep-alive of the old round expired before the
     next round was created (its TTL was not waited for). The ejob-agent and the torchrun agent
-    left form a world of 2 and finish."""
+    left form a world of 2 and finish: the ejob-agent froze that round once both had joined (the
+    victim marked itself as left), since its last call lasts an hour."""
     h.start_etcd()
     fake = FakeMetadata("azure")
     try:
         backend = ["--rdzv_backend=etcd", "--rdzv_endpoint=" + h.etcd.endpoint, "--rdzv_id=spot"]
-        conf = "--rdzv_conf=last_call_timeout=3"
+        conf = "--rdzv_conf=last_call_timeout=3600"
         agents = three_nodes(h, backend, conf, conf, watch_env(fake))
         since = etcd_index(h.etcd) + 1
         version = h.etcd.state("spot")["version"]
@@ -154,6 +155,10 @@ def etcd_notice(h):
     check(not any(e[0] == "expire" for e in before),
           "a keep-alive expired before the next round: %s" % before)
     check("left rendezvous version %s" % version in out, out[-2000:])
+    check(any(e[0] == "set" and e[1].startswith(old + "left/rank_") for e in before),
+          "the victim did not mark itself as left: %s" % before)
+    froze = "nodes that stayed in rendezvous version %s joined" % version
+    check(froze in agents[0].output(), agents[0].output()[-2000:])
 
 
 def dynamic_notice(h, cloud, backend, conf, others_conf):

@@ -138,6 +138,14 @@ void EtcdRendezvous::stop_keep_alive() {
 void EtcdRendezvous::leave(const std::string& version) {
   stop_keep_alive();
   if (!m_own_keep_alive.empty()) {
+    // The marker that lets the others' ejob-agents freeze the next round without the last
+    // call (fast re-form, see the header). Without it they wait as torch does: only logged.
+    EtcdWrite mark;
+    mark.value = "";
+    mark.ttl = m_settings.timeout_s;
+    std::string rank = m_own_keep_alive.substr(m_own_keep_alive.rfind('/') + 1);
+    EtcdResult marked = m_client.write(path("/rdzv/v_" + version + "/left/" + rank), mark);
+    if (!marked.ok()) log_warning("could not mark this node as left: " + marked.message);
     EtcdResult gone = m_client.remove(m_own_keep_alive);
     if (!gone.ok() && !gone.is(etcd_error::key_not_found))
       fail_unexpected("delete " + m_own_keep_alive, gone);
@@ -243,6 +251,7 @@ RendezvousResult EtcdRendezvous::join_phase(const std::string& version) {
   int rank = join(version, joined);
   log_info("joined rendezvous version " + version + " as rank " + std::to_string(rank) + ": " +
            joined.raw);
+  m_stayed = nodes_that_stayed();
   if (rank == m_min - 1 && joined.state.status == "joinable") {
     log_info("rank " + std::to_string(rank) + " is responsible for the join last call (" +
              std::to_string(m_settings.last_call_timeout_s) + " s)");
@@ -257,6 +266,7 @@ RendezvousResult EtcdRendezvous::join_phase(const std::string& version) {
   int world = static_cast<int>(fin.state.participants->size());
   log_info("rendezvous version " + version + " is complete: rank " + std::to_string(rank) + " of " +
            std::to_string(world));
+  m_last_round = std::make_pair(version, world);
   return {version, rank, world};
 }
 
@@ -296,11 +306,8 @@ void EtcdRendezvous::last_call(const std::string& version, Clock::time_point dea
     if (s.status == "frozen" && s.version == version) return;
     if (s.status != "joinable" || s.version != version)
       throw RetryableFailure{"the round changed during the last call"};
-    if (Clock::now() >= deadline) {
-      RdzvState frozen = s;
-      frozen.status = "frozen";
-      frozen.keep_alives = std::vector<std::string>{};
-      if (cas(to_json(frozen), obs.raw, k_frozen_ttl)) return;
+    if (Clock::now() >= deadline || everyone_back(s)) {
+      if (freeze(obs)) return;
       cas_delay(m_latency_s, 0);
       obs = get_state();
       continue;
@@ -317,6 +324,30 @@ void EtcdRendezvous::last_call(const std::string& version, Clock::time_point dea
   }
 }
 
+int EtcdRendezvous::nodes_that_stayed() {
+  if (!m_settings.fast_reform || !m_last_round) return 0;
+  EtcdResult left = m_client.get(path("/rdzv/v_" + m_last_round->first + "/left"));
+  // No marker: nobody left after a notice (a crash, a scale change): torch's last call.
+  if (!left.ok() || left.node.nodes.empty()) return 0;
+  return m_last_round->second - static_cast<int>(left.node.nodes.size());
+}
+
+bool EtcdRendezvous::everyone_back(const RdzvState& s) const {
+  return m_stayed >= m_min && s.status == "joinable" &&
+         static_cast<int>(s.participants->size()) >= m_stayed;
+}
+
+bool EtcdRendezvous::freeze(const Observed& joinable) {
+  RdzvState frozen = joinable.state;
+  frozen.status = "frozen";
+  frozen.keep_alives = std::vector<std::string>{};
+  if (everyone_back(joinable.state))
+    log_info("the " + std::to_string(m_stayed) + " nodes that stayed in rendezvous version " +
+             m_last_round->first + " joined; freezing version " + *joinable.state.version +
+             " without the last call");
+  return cas(to_json(frozen), joinable.raw, k_frozen_ttl).has_value();
+}
+
 void EtcdRendezvous::wait_for(const std::string& status, const std::string& from,
                               const std::string& version) {
   Observed obs = get_state();
@@ -325,6 +356,11 @@ void EtcdRendezvous::wait_for(const std::string& status, const std::string& from
     if (s.status == status && s.version == version) return;
     if (s.status != from || s.version != version)
       throw RetryableFailure{"the round can no longer become " + status};
+    if (from == "joinable" && everyone_back(s)) {
+      freeze(obs);
+      obs = get_state();
+      continue;
+    }
     // Every join or confirmation wakes every watcher. While many more must happen before the
     // transition we wait for, sleep through them and re-read, instead of waking N times.
     auto done =

@@ -10,11 +10,19 @@
 /// round see the key gone and destroy the round at once. While some participant has not yet
 /// re-entered (a torchrun agent between its monitor ticks), the key is kept, so that agent
 /// still sees `num_workers_waiting > 0`.
+///
+/// A second one, "fast re-form" (rdzv_conf `fast_reform`, default on): an agent that leaves
+/// for good after a notice first writes a marker `…/rdzv/v_<version>/left/rank_<r>`. In the
+/// next round, an ejob-agent that was in that round counts the nodes that stayed (its size
+/// less the markers) and freezes the round as soon as that many have joined, instead of the
+/// last call's 30 s: nobody known is left to wait for. A torchrun agent holding the last call
+/// sees the round frozen, as when `max` nodes joined.
 
 #include <chrono>
 #include <memory>
 #include <optional>
 #include <string>
+#include <utility>
 
 #include "src/agent/etcd/etcd_client.hpp"
 #include "src/agent/etcd/lease_renewer.hpp"
@@ -91,6 +99,9 @@ class EtcdRendezvous {
   RendezvousResult join_phase(const std::string& version);
   int join(const std::string& version, Observed& out);
   void last_call(const std::string& version, std::chrono::steady_clock::time_point deadline);
+  [[nodiscard]] int nodes_that_stayed();
+  [[nodiscard]] bool everyone_back(const RdzvState& s) const;
+  bool freeze(const Observed& joinable);
   void wait_for(const std::string& status, const std::string& from, const std::string& version);
   void confirm(const std::string& version, int rank);
   void handle_existing(const std::string& version);
@@ -110,9 +121,11 @@ class EtcdRendezvous {
   std::chrono::steady_clock::time_point m_deadline;
   std::unique_ptr<LeaseRenewer> m_run_lease;
   std::unique_ptr<LeaseRenewer> m_keep_alive;
-  std::string m_own_keep_alive;
-  double m_latency_s = 0.002;  ///< moving average of the state GET's round trip  ///< the
-                               ///< keep-alive key of the last round this agent completed
+  std::string m_own_keep_alive;  ///< the keep-alive key of the last round this agent completed
+  /// The last round this agent completed (version, size): what fast re-form counts from.
+  std::optional<std::pair<std::string, int>> m_last_round;
+  int m_stayed = 0;            ///< nodes of m_last_round that did not leave; 0 = unknown
+  double m_latency_s = 0.002;  ///< moving average of the state GET's round trip
 };
 
 }  // namespace ejob::agent

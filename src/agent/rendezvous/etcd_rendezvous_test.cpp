@@ -1,6 +1,7 @@
 #include "src/agent/rendezvous/etcd_rendezvous.hpp"
 
 #include <catch2/catch.hpp>
+#include <functional>
 #include <future>
 
 #include "src/agent/etcd/etcd_store.hpp"
@@ -116,6 +117,55 @@ TEST_CASE("etcd rendezvous: a leaving agent deletes its keep-alive and destroys 
   CHECK(rc.world_size == 1);
   a.leave("1");  // a round that is not the active one is left alone
   CHECK(state_of(a.client(), "leave").find(R"("version": "2")") != std::string::npos);
+}
+
+namespace {
+
+/// Three agents (min 2, max 3, a last call of an hour) form round 1; one leaves it as after a
+/// notice; the two others then try to form round 2.
+void leave_one_of_three(bool fast_reform, int timeout_s,
+                        const std::function<void(EtcdRendezvous&, EtcdRendezvous&)>& next) {
+  EtcdProcess etcd;
+  EtcdSettings s = settings(timeout_s, 3600);
+  s.fast_reform = fast_reform;
+  EtcdRendezvous a(options_for(etcd), s, "reform", 2, 3);
+  EtcdRendezvous b(options_for(etcd), s, "reform", 2, 3);
+  EtcdRendezvous c(options_for(etcd), s, "reform", 2, 3);
+  auto fa = std::async(std::launch::async, [&] { return a.next_rendezvous(); });
+  auto fb = std::async(std::launch::async, [&] { return b.next_rendezvous(); });
+  RendezvousResult rc = c.next_rendezvous();
+  REQUIRE(fa.get().world_size == 3);
+  REQUIRE(fb.get().world_size == 3);
+  c.leave("1");
+  CHECK(c.client()
+            .get("/torchelastic/p2p/run_reform/rdzv/v_1/left/rank_" + std::to_string(rc.rank))
+            .ok());
+  next(a, b);
+}
+
+}  // namespace
+
+TEST_CASE(
+    "etcd rendezvous: after a node left, the others freeze the next round without the "
+    "last call") {
+  leave_one_of_three(true, 60, [](EtcdRendezvous& a, EtcdRendezvous& b) {
+    // Only fast re-form completes this round: its last call lasts an hour.
+    auto fa = std::async(std::launch::async, [&] { return a.next_rendezvous(); });
+    RendezvousResult rb = b.next_rendezvous();
+    RendezvousResult ra = fa.get();
+    CHECK(ra.version == "2");
+    CHECK(rb.version == "2");
+    CHECK(ra.world_size == 2);
+    CHECK(ra.rank + rb.rank == 1);
+  });
+}
+
+TEST_CASE("etcd rendezvous: with fast_reform off the next round waits for its last call") {
+  leave_one_of_three(false, 3, [](EtcdRendezvous& a, EtcdRendezvous& b) {
+    auto fa = std::async(std::launch::async, [&] { return a.next_rendezvous(); });
+    CHECK_THROWS_AS(b.next_rendezvous(), ejob::Error);
+    CHECK_THROWS_AS(fa.get(), ejob::Error);
+  });
 }
 
 TEST_CASE("etcd rendezvous: a closed run refuses new agents") {

@@ -32,6 +32,18 @@ int conf_int(const std::map<std::string, std::string>& conf, const std::string& 
   return std::stoi(v);
 }
 
+/// RendezvousParameters.get_as_bool: 1/true/t/yes/y and 0/false/f/no/n, any case.
+std::optional<bool> conf_bool(const std::map<std::string, std::string>& conf,
+                              const std::string& key) {
+  auto it = conf.find(key);
+  if (it == conf.end()) return std::nullopt;
+  std::string v;
+  for (char c : it->second) v += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  if (v == "1" || v == "true" || v == "t" || v == "yes" || v == "y") return true;
+  if (v == "0" || v == "false" || v == "f" || v == "no" || v == "n") return false;
+  throw Error(ErrorCode::Usage, "The rendezvous configuration option '" + key +
+                                    "' does not represent a valid boolean value.");
+}
 }  // namespace
 
 std::map<std::string, std::string> parse_rdzv_conf(const std::string& text) {
@@ -98,6 +110,7 @@ EtcdSettings etcd_settings(const std::map<std::string, std::string>& conf) {
   EtcdSettings s;
   s.timeout_s = conf_int(conf, "timeout", s.timeout_s);
   s.last_call_timeout_s = conf_int(conf, "last_call_timeout", s.last_call_timeout_s);
+  s.fast_reform = conf_bool(conf, "fast_reform").value_or(true);
   auto get = [&](const char* key, std::string& out) {
     if (auto it = conf.find(key); it != conf.end()) out = it->second;
   };
@@ -112,19 +125,6 @@ EtcdSettings etcd_settings(const std::map<std::string, std::string>& conf) {
 }
 
 namespace {
-
-/// RendezvousParameters.get_as_bool: 1/true/t/yes/y and 0/false/f/no/n, any case.
-std::optional<bool> conf_bool(const std::map<std::string, std::string>& conf,
-                              const std::string& key) {
-  auto it = conf.find(key);
-  if (it == conf.end()) return std::nullopt;
-  std::string v;
-  for (char c : it->second) v += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  if (v == "1" || v == "true" || v == "t" || v == "yes" || v == "y") return true;
-  if (v == "0" || v == "false" || v == "f" || v == "no" || v == "n") return false;
-  throw Error(ErrorCode::Usage, "The rendezvous configuration option '" + key +
-                                    "' does not represent a valid boolean value.");
-}
 
 int positive_seconds(const std::map<std::string, std::string>& conf, const std::string& key,
                      int def) {

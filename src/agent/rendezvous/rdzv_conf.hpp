@@ -26,6 +26,10 @@ Endpoint parse_endpoint(const std::string& text, int default_port);
 struct EtcdSettings {
   int timeout_s = 900;           ///< overall rendezvous timeout (torchrun injects 900)
   int last_call_timeout_s = 30;  ///< extra wait after min nodes joined
+  /// ejob's own `fast_reform` (default on; torch ignores the key): a round that follows a
+  /// round some nodes left after a notice is frozen once every node that stayed has joined
+  /// (torch: after last_call_timeout).
+  bool fast_reform = true;
   std::string prefix = "/torchelastic/p2p";
   std::string protocol = "http";
   std::string cacert, cert, key;  ///< TLS files (https only)

@@ -41,6 +41,8 @@ TEST_CASE("rdzv conf: etcd settings with torchrun's defaults") {
   CHECK(d.last_call_timeout_s == 30);
   CHECK(d.prefix == "/torchelastic/p2p");
   CHECK(d.protocol == "http");
+  CHECK(d.fast_reform);  // ejob's own key
+  CHECK_FALSE(etcd_settings(parse_rdzv_conf("fast_reform=no")).fast_reform);
   EtcdSettings s = etcd_settings(parse_rdzv_conf(
       "timeout=60,last_call_timeout=2,etcd_prefix=/x,protocol=https,cacert=ca,cert=c,key=k"));
   CHECK(s.timeout_s == 60);
