@@ -12,6 +12,8 @@
 #include <iostream>
 #include <map>
 #include <memory>
+#include <thread>
+#include <vector>
 
 #include "src/local/etcd_server.hpp"
 #include "src/local/launch.hpp"
@@ -62,7 +64,8 @@ class Supervisor {
   void finish(Phase phase, int code, const std::string& message);
   void stop_nodes(int grace_ms);
   void event(const std::string& type, const std::string& reason, const std::string& message);
-  void save() { save_state(m_dir, m_state); }
+  void save();
+  bool flush_writes();
   NodeState* node_of_pid(pid_t pid);
   NodeState* node_at(int index);
   int active_nodes() const;
@@ -75,6 +78,10 @@ class Supervisor {
   std::map<int, Clock::time_point> m_kill_at;   ///< node index -> SIGKILL time (evictions)
   std::map<int, std::string> m_ending;          ///< node index -> why it is being stopped
   std::unique_ptr<MetadataService> m_metadata;  ///< the simulated VMs' (evict --notice)
+  /// Writes that failed (a full disk) and are tried again each turn of the loop, in order.
+  std::vector<Event> m_unwritten_events;
+  bool m_state_unwritten = false;
+  bool m_write_failing = false;
 };
 
 std::string node_name(int index) { return "worker-" + std::to_string(index); }
@@ -86,8 +93,38 @@ int Supervisor::run(int signal_fd) {
     reap();
     kill_overdue();
     decide_end();
+    if (m_state_unwritten || !m_unwritten_events.empty()) flush_writes();
   }
+  // The final state is what every reader waits for: a disk that is still full gets a minute.
+  for (int tries = 0; tries < 240 && !flush_writes(); ++tries)
+    std::this_thread::sleep_for(std::chrono::milliseconds(250));
   return 0;
+}
+
+void Supervisor::save() {
+  m_state_unwritten = true;
+  flush_writes();
+}
+
+/// Events first, then the state, as they happened. A write that fails (ENOSPC, EIO) is kept
+/// and tried again: a disk full for a moment must not end the job, nor lose what it recorded.
+bool Supervisor::flush_writes() {
+  try {
+    while (!m_unwritten_events.empty()) {
+      append_event(m_dir, m_unwritten_events.front());
+      m_unwritten_events.erase(m_unwritten_events.begin());
+    }
+    if (m_state_unwritten) save_state(m_dir, m_state);
+    m_state_unwritten = false;
+    if (m_write_failing) std::cerr << "ejob supervisor: the job's files are written again\n";
+    m_write_failing = false;
+    return true;
+  } catch (const Error& e) {
+    if (!m_write_failing)
+      std::cerr << "ejob supervisor: " << e.message() << "; trying again every 250 ms\n";
+    m_write_failing = true;
+    return false;
+  }
 }
 
 /// Waits up to 250 ms for a signal or a metadata request, and handles what came.
@@ -366,7 +403,8 @@ void Supervisor::stop_nodes(int grace_ms) {
 
 void Supervisor::event(const std::string& type, const std::string& reason,
                        const std::string& message) {
-  append_event(m_dir, {now_rfc3339(), type, reason, message});
+  m_unwritten_events.push_back({now_rfc3339(), type, reason, message});
+  flush_writes();
 }
 
 NodeState* Supervisor::node_of_pid(pid_t pid) {

@@ -18,6 +18,9 @@ is drawn:
   stop_supervisor  SIGSTOP of the supervisor for 1-3 s, then SIGCONT
   kill_supervisor  SIGKILL of the supervisor (at most once per job; the job must then end
                    Failed with SupervisorLost, its nodes stopped)
+  full_disk        the state folder's file system filled to the last byte for 1-4 s, then
+                   freed (the state folder is a tmpfs of 256 MiB of its own: root only; as
+                   another user this fault is not drawn, and the report says so)
 
 Afterwards, per job: it ended (Succeeded, or Failed with a reason naming what failed); its
 state files parse; no process of any session it ever had is left (zombies included); the lines
@@ -25,6 +28,7 @@ state files parse; no process of any session it ever had is left (zombies includ
 duplicated. The faults injected and survived are counted by kind and written to --report.
 """
 import argparse
+import atexit
 import json
 import os
 import random
@@ -95,11 +99,46 @@ class Soak:
                         PYTHON_EXEC="/usr/bin/python3")
         self.env.pop("KUBECONFIG", None)
         self.random = random.Random(seed)
+        self.state_fs = self.mount_state_fs()
         self.injected = {}
         self.problems = []
         self.jobs = []
         with open(os.path.join(self.tmp, "allreduce.py"), "w") as f:
             f.write(ALLREDUCE)
+
+    def mount_state_fs(self):
+        """A file system of its own for the state folder, which full_disk can fill without
+        filling this machine's disk; None where mounting is not allowed (not root)."""
+        path = self.env["XDG_STATE_HOME"]
+        os.makedirs(path)
+        if os.geteuid() != 0:
+            return None
+        p = subprocess.run(["mount", "-t", "tmpfs", "-o", "size=256m,mode=0700", "ejob-soak", path],
+                           capture_output=True, text=True)
+        return path if p.returncode == 0 else None
+
+    def close(self):
+        if self.state_fs:
+            subprocess.run(["umount", "-l", self.state_fs])
+            self.state_fs = None
+        subprocess.run(["rm", "-rf", self.tmp])
+
+    def fill_disk(self, low, high):
+        filler = os.path.join(self.state_fs, "filler")
+        chunk = b"\0" * (1 << 20)
+        with open(filler, "wb", buffering=0) as f:
+            try:
+                while True:
+                    f.write(chunk)
+            except OSError:
+                pass
+            try:  # the last partial block too
+                while True:
+                    f.write(b"\0" * 4096)
+            except OSError:
+                pass
+        time.sleep(self.random.uniform(low, high))
+        os.unlink(filler)
 
     def ejob(self, *args, timeout=120):
         return subprocess.run([self.ejob_binary] + list(args), cwd=REPO, env=self.env,
@@ -137,6 +176,8 @@ class Soak:
         kinds = ["kill_agent", "kill_worker", "stop_agent", "stop_supervisor"]
         if s["etcdPid"]:
             kinds += ["kill_etcd", "stop_etcd"]
+        if self.state_fs:
+            kinds.append("full_disk")
         if not record["supervisor_killed"] and self.random.random() < 0.08:
             kinds = ["kill_supervisor"]
         kind = self.random.choice(kinds)
@@ -159,6 +200,8 @@ class Soak:
             self.pause_session(s["etcdPid"], 1, 4)
         elif kind == "stop_supervisor":
             self.pause_session(s["supervisorPid"], 1, 3, whole_session=False)
+        elif kind == "full_disk":
+            self.fill_disk(1, 4)
         elif kind == "kill_supervisor":
             os.kill(s["supervisorPid"], signal.SIGKILL)
             record["supervisor_killed"] = True
@@ -245,6 +288,7 @@ def main():
     ap.add_argument("--report")
     args = ap.parse_args()
     soak = Soak(args.ejob, args.seed)
+    atexit.register(soak.close)  # the tmpfs is unmounted however the soak ends
     start = time.monotonic()
     deadline = start + args.minutes * 60
     index = 0
@@ -254,6 +298,7 @@ def main():
     if soak.zombies():
         soak.problems.append("zombies among the soak's children: %s" % soak.zombies())
     report = {"minutes": round((time.monotonic() - start) / 60, 1), "seed": args.seed,
+              "full_disk": "drawn" if soak.state_fs else "not drawn (not root: no tmpfs)",
               "jobs": soak.jobs, "faults": soak.injected, "problems": soak.problems}
     text = json.dumps(report, indent=1)
     if args.report:
@@ -265,7 +310,7 @@ def main():
                                       (": " + j["message"]) if j["phase"] != "Succeeded" else ""))
     for p in soak.problems:
         print("PROBLEM " + p)
-    subprocess.run(["rm", "-rf", soak.tmp])
+    soak.close()
     return 1 if soak.problems else 0
 
 
