@@ -3,7 +3,9 @@
 #   ./dev.sh demo   install what is missing, build, and run the main job: examples/digits.yaml
 #                   trained on this machine (ejob submit --local: etcd + 2 ejob-agent nodes)
 #   ./dev.sh test   install what is missing (test peers included), build, and pass every test,
-#                   then the render suite again under ASan + UBSan (scripts/sanitize-render.sh)
+#                   then the render suite and the agent's and local backend's unit tests again
+#                   under ASan + UBSan (scripts/sanitize.sh), and the threaded ones under TSan
+#                   (scripts/sanitize-threads.sh)
 # On failure it says which step failed and what to do (the step's own output names the cause).
 set -Eeuo pipefail
 cd "$(dirname "$0")"
@@ -79,9 +81,12 @@ case "${1:-}" in
     run_step "build" "$build_hint" cmake --build build/ci -j"$jobs"
     run_step "test" "the failed tests are listed above; rerun one with: ctest --preset ci -R 'NAME' --output-on-failure" \
       ctest --preset ci
-    run_step "render tests under ASan + UBSan" \
-      "the sanitizer's report above names the fault; rerun one test with: scripts/sanitize-render.sh 'NAME'" \
-      scripts/sanitize-render.sh
+    run_step "render, agent and local tests under ASan + UBSan" \
+      "the sanitizer's report above names the fault; rerun one test with: scripts/sanitize.sh 'NAME'" \
+      scripts/sanitize.sh
+    run_step "agent and local threads under ThreadSanitizer" \
+      "the race report above names both stacks; rerun one test with: scripts/sanitize-threads.sh 'NAME'" \
+      scripts/sanitize-threads.sh
     ;;
   *)
     echo "usage: ./dev.sh demo|test" >&2

@@ -4,8 +4,7 @@
 # backend (the supervisor's metadata service, the requests), and of src/util, built into
 # build/tsan (preset `tsan`: -O1). Every report fails the run (halt_on_error): the first one
 # stops the process with exit status 66 and is also written under build/tsan/tsan-reports/.
-# Not in the test command: a TSan build of these areas costs CI more than its 30 minutes allow
-# (docs/reliability.md says what was run and found).
+# Part of the test command (`./dev.sh test`, last): docs/reliability.md says what it costs CI.
 #   scripts/sanitize-threads.sh [CTEST_REGEX]     default: every test of those areas
 set -euo pipefail
 cd "$(dirname "$0")/.."
