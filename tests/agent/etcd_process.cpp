@@ -10,6 +10,8 @@
 #include <chrono>
 #include <cstdlib>
 #include <filesystem>
+#include <fstream>
+#include <sstream>
 #include <stdexcept>
 #include <thread>
 #include <vector>
@@ -64,9 +66,26 @@ EtcdProcess::EtcdProcess(EtcdTls tls) : m_tls(tls) {
   if (::mkdtemp(buf.data()) == nullptr) throw std::runtime_error("mkdtemp failed");
   m_dir = buf.data();
   if (m_tls == EtcdTls::ClientCerts) make_certificates(m_dir);
-  m_client_port = free_port();
-  m_peer_port = free_port();
-  start();
+  // A port found free can be taken by another test's server before etcd binds it (tests run
+  // in parallel): etcd then exits at start saying so, and gets two other ports.
+  for (int attempt = 1;; ++attempt) {
+    m_client_port = free_port();
+    m_peer_port = free_port();
+    std::filesystem::remove(m_dir + "/etcd.log");
+    try {
+      start();
+      return;
+    } catch (const std::runtime_error&) {
+      if (attempt == 5 || !log_says("address already in use")) throw;
+    }
+  }
+}
+
+bool EtcdProcess::log_says(const std::string& text) const {
+  std::ifstream log(m_dir + "/etcd.log");
+  std::stringstream content;
+  content << log.rdbuf();
+  return content.str().find(text) != std::string::npos;
 }
 
 EtcdProcess::~EtcdProcess() {

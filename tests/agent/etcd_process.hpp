@@ -39,6 +39,7 @@ class EtcdProcess {
  private:
   void start();
   void wait_ready();
+  [[nodiscard]] bool log_says(const std::string& text) const;
 
   EtcdTls m_tls;
   std::string m_dir;
