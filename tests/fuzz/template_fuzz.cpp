@@ -9,6 +9,7 @@
 #include "src/render/helm/chart.hpp"
 #include "src/render/helm/context.hpp"
 #include "src/render/helm/render_chart.hpp"
+#include "src/render/sprig/limits.hpp"
 #include "tests/fuzz/fuzz_input.hpp"
 
 namespace {
@@ -23,6 +24,8 @@ constexpr std::string_view k_values_yaml =
 }  // namespace
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
+  // The machine's memory is the limit of a string by default; the fuzzer's is 2 GiB in all.
+  ejob::render::sprig::set_max_string_bytes(std::int64_t{256} << 20);
   // not a structured binding: clang 14 cannot capture one in a lambda
   const auto parts = ejob::fuzz::split_at_nul(ejob::fuzz::as_text(data, size));
   const std::string_view main_text = parts.first;

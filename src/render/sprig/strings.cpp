@@ -1,6 +1,9 @@
 // Sprig's byte-oriented string functions (strings.go and the string entries of functions.go):
 // trunc, substr, repeat, trim*, contains, has*, quote, squote, cat, indent, nindent, replace,
 // plural, toString, join, split*, toStrings, abbrev*, wrap*.
+#include <unistd.h>
+
+#include <atomic>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -8,6 +11,7 @@
 #include "src/render/go/fmt.hpp"
 #include "src/render/go/unicode.hpp"
 #include "src/render/go/utf8.hpp"
+#include "src/render/sprig/limits.hpp"
 #include "src/render/sprig/support.hpp"
 
 namespace ejob::render::sprig {
@@ -35,6 +39,8 @@ std::string go_slice(const std::string& s, int64_t lo, int64_t hi) {
   return s.substr(static_cast<size_t>(lo), static_cast<size_t>(hi - lo));
 }
 
+std::atomic<std::int64_t> g_max_string_bytes{0};  // 0: not asked yet
+
 std::string go_repeat(std::string_view s, int64_t count) {
   if (count < 0) throw FuncError{"strings: negative Repeat count"};
   if (count == 0 || s.empty()) return "";
@@ -45,6 +51,10 @@ std::string go_repeat(std::string_view s, int64_t count) {
   // the runtime's maxAlloc (2^48 on amd64) and whose panic names the length, not the capacity.
   if (static_cast<int64_t>(s.size()) * count > (int64_t{1} << 48))
     throw FuncError{"runtime error: makeslice: len out of range"};
+  if (static_cast<int64_t>(s.size()) * count > max_string_bytes())
+    throw FuncError{"runtime: out of memory: a string of " +
+                    std::to_string(static_cast<int64_t>(s.size()) * count) +
+                    " bytes is more than this machine's memory"};
   std::string out;
   out.reserve(s.size() * static_cast<size_t>(count));
   for (int64_t i = 0; i < count; ++i) out += s;
@@ -350,6 +360,21 @@ void add_abbreviations(FuncMap& map) {
 }
 
 }  // namespace
+
+std::int64_t max_string_bytes() {
+  std::int64_t limit = g_max_string_bytes.load(std::memory_order_relaxed);
+  if (limit == 0) {
+    const long pages = ::sysconf(_SC_PHYS_PAGES);
+    const long page = ::sysconf(_SC_PAGESIZE);
+    limit = pages > 0 && page > 0 ? std::int64_t{pages} * page : std::int64_t{1} << 48;
+    g_max_string_bytes.store(limit, std::memory_order_relaxed);
+  }
+  return limit;
+}
+
+void set_max_string_bytes(std::int64_t bytes) {
+  g_max_string_bytes.store(bytes, std::memory_order_relaxed);
+}
 
 std::vector<std::string> to_string_slice(const Value& v) {
   std::vector<std::string> out;

@@ -5,6 +5,7 @@
 #include <utility>
 #include <vector>
 
+#include "src/render/sprig/limits.hpp"
 #include "src/render/sprig/testing.hpp"
 
 using namespace ejob::render::sprig;
@@ -37,6 +38,20 @@ TEST_CASE("sprig: out-of-range substr and negative counts fail with Go's runtime
         "runtime error: slice bounds out of range [:-2]");
   CHECK(error_of("repeat", {I(-1), S("a")}) == "strings: negative Repeat count");
   CHECK(error_of("indent", {I(-1), S("a")}) == "strings: negative Repeat count");
+}
+
+TEST_CASE("sprig: a string larger than the machine's memory is refused, not allocated") {
+  // Found by the template fuzzer: indent 7.7e12 asked the allocator for 7.7 TB. Helm's Go dies
+  // there ("fatal error: runtime: out of memory"); ejob says so as the function's error.
+  CHECK(max_string_bytes() > 0);
+  CHECK(error_of("indent", {I(7'700'000'000'000), S("a")}) ==
+        "runtime: out of memory: a string of 7700000000000 bytes is more than this machine's "
+        "memory");
+  const std::int64_t machine = max_string_bytes();
+  set_max_string_bytes(1000);
+  CHECK(error_of("repeat", {I(1001), S("a")}).rfind("runtime: out of memory", 0) == 0);
+  CHECK(show("repeat", {I(1000), S("a")}).size() == 1000);
+  set_max_string_bytes(machine);
 }
 
 TEST_CASE("sprig: indent, replace, plural, split and abbreviations") {
