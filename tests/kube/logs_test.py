@@ -143,8 +143,10 @@ class LogsResumeTest(JobBase):
         for w in range(3):
             self.assertEqual([ln for ln in got if ln.startswith(f"[worker-{w}]")],
                              [f"[worker-{w}] w{w} {i}" for i in range(60)])
+        # How many streams get cut depends on how the lines fall into reads (a loaded machine
+        # reads them in fewer, larger pieces): at least one must have been, or nothing was shown.
         cuts = [r for r in self.server.ctl("requests") if r["fault"] == "cut_log"]
-        self.assertGreater(len(cuts), 3)
+        self.assertGreater(len(cuts), 0)
 
     def test_logs_without_follow_resume_cut_streams(self):
         self.two_workers()
