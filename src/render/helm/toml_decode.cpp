@@ -1,4 +1,11 @@
 // fromToml's decoding with toml++ as the parser (toml.hpp says what differs from BurntSushi).
+// toml++ 3.3 states as an assumption (TOML_ASSERT_ASSUME) that a table header's key starts with
+// a key character, which only its own check after it reports: `[@t]` (found by the template
+// fuzzer) then aborts a build without NDEBUG, and is undefined behaviour in a clang build with
+// it. Its error path is what every build must take, so the assumption checks nothing here.
+#include <toml++/impl/preprocessor.h>
+#undef TOML_ASSERT_ASSUME
+#define TOML_ASSERT_ASSUME(expr) static_cast<void>(0)
 #include <toml++/toml.h>
 
 #include <cstdio>

@@ -59,5 +59,15 @@ TEST_CASE("toml: a syntax error names the line") {
   CHECK(d.value.as_map().empty());
 }
 
+TEST_CASE("toml: a table header whose key starts with no key character is an error") {
+  // Found by the template fuzzer: toml++ asserted this away (an abort without NDEBUG, an
+  // assumption the compiler may build on with it) before its own check reported it.
+  for (const char* text : {"a = 1\n[@t]\nname = 2\n", "[[ !x ]]\n", "[ ]\n"}) {
+    toml::Decoded d = toml::decode(text);
+    CHECK(d.error.starts_with("toml: line "));
+    CHECK(d.value.as_map().empty());
+  }
+}
+
 }  // namespace
 }  // namespace ejob::render::helm
