@@ -387,7 +387,10 @@ def _interop(h, ejob_first):
 def interop_restart(h):
     """A worker crashes in a mixed group (1 ejob-agent + 1 torchrun agent): the peer's worker
     fails in its next collective, both agents re-rendezvous (the ejob-agent keeps its
-    keep-alive until the torchrun agent has re-entered) and round 2 all-reduces again."""
+    keep-alive until the torchrun agent has re-entered) and round 2 all-reduces again. The agent
+    whose worker crashed spends a restart; the other may see the first one waiting before its
+    own worker fails, which torch's agent and ejob-agent both take for a membership change
+    (TORCHELASTIC_RESTART_COUNT stays 0): which worker crashes first is a race."""
     h.start_etcd()
     args = ["--local_addr=127.0.0.1"] + rdzv(h, "mixr", "2", "--max_restarts=2") + \
         [os.path.join(HERE, "gloo_allreduce.py"), "--out", h.out, "--expect-world", "2",
@@ -398,7 +401,8 @@ def interop_restart(h):
         expect_exit(a, 0, timeout=180)
     recs = h.records()
     check(sorted(r["rank"] for r in recs) == [0, 1], "ranks %s" % recs)
-    check(all(r["ok"] and r["sum"] == 3.0 and r["restart_count"] >= 1 for r in recs), "round 2 %s" % recs)
+    check(all(r["ok"] and r["sum"] == 3.0 for r in recs), "round 2 %s" % recs)
+    check(any(r["restart_count"] >= 1 for r in recs), "no agent spent a restart: %s" % recs)
     check(int(h.etcd.state("mixr")["version"]) >= 2, "re-rendezvous")
 
 
@@ -589,7 +593,8 @@ def c10d_restart(h):
         expect_exit(a, 0, timeout=180)
     recs = h.records()
     check(sorted(r["rank"] for r in recs) == [0, 1], "ranks %s" % recs)
-    check(all(r["ok"] and r["sum"] == 3.0 and r["restart_count"] >= 1 for r in recs), "round 2 %s" % recs)
+    check(all(r["ok"] and r["sum"] == 3.0 for r in recs), "round 2 %s" % recs)
+    check(any(r["restart_count"] >= 1 for r in recs), "no agent spent a restart: %s" % recs)
     check("round 1: group_rank=" in h.agents[0].output(), "a second round")
 
 
