@@ -25,12 +25,6 @@ status=0
 ctest --test-dir "$build" -j"$jobs" -R "${1:-^ejob_(util|local|agent_[a-z]+):}" -E "big stack" \
   --output-on-failure ||
   status=$?
-if [ -n "$(ls -A "$reports")" ]; then
-  echo "sanitize-threads: ThreadSanitizer reports (fix each):" >&2
-  for f in "$reports"/*; do
-    echo "== $f" >&2
-    cat "$f" >&2
-  done
-  exit 1
-fi
-exit "$status"
+# shellcheck source=scripts/sanitizer-verdict.sh
+source scripts/sanitizer-verdict.sh
+sanitizer_verdict sanitize-threads "$reports" "$status"

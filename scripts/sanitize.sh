@@ -45,12 +45,6 @@ export UBSAN_OPTIONS="$common:print_stacktrace=1"
 status=0
 ctest --test-dir "$build" -j"$jobs" -R "${1:-$suite}" -E "$unfollowable" --output-on-failure ||
   status=$?
-if [ -n "$(ls -A "$reports")" ]; then
-  echo "sanitize: sanitizer reports (fix each; the test runs above name the input):" >&2
-  for f in "$reports"/*; do
-    echo "== $f" >&2
-    cat "$f" >&2
-  done
-  exit 1
-fi
-exit "$status"
+# shellcheck source=scripts/sanitizer-verdict.sh
+source scripts/sanitizer-verdict.sh
+sanitizer_verdict sanitize "$reports" "$status"
