@@ -13,11 +13,13 @@ jobs=$(nproc 2>/dev/null || echo 2)
 
 step=""
 hint=""
-run_step() { # run_step NAME HINT COMMAND...: runs COMMAND as the step NAME
+run_step() { # run_step NAME HINT COMMAND...: runs COMMAND as the step NAME, and says how long it took
   step=$1 hint=$2
   shift 2
   echo "dev.sh: $step" >&2
+  local start=$SECONDS
   "$@"
+  echo "dev.sh: $step: done in $((SECONDS - start)) s (the test command so far: $SECONDS s)" >&2
 }
 on_failure() {
   echo "dev.sh: step '$step' failed (exit $1)." >&2
