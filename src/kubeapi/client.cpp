@@ -1,6 +1,7 @@
 #include "src/kubeapi/client.hpp"
 
 #include "src/kubeapi/api_error.hpp"
+#include "src/kubeapi/object_shape.hpp"
 #include "src/util/error.hpp"
 
 namespace ejob::kubeapi {
@@ -53,6 +54,14 @@ void take_items(Json& page, const char* field, const std::string& what, std::vec
     if (!item.is_object()) throw not_kubernetes(what, "an item that is not a JSON object");
     out.push_back(std::move(item));
   }
+}
+
+/// take_items() of a list of Kubernetes objects, each of the shape check_object_shape() wants.
+void take_objects(Json& page, const std::string& what, std::vector<Json>& out) {
+  const size_t first = out.size();
+  take_items(page, "items", what, out);
+  for (size_t k = first; k < out.size(); ++k)
+    check_object_shape(out[k], what, "items[" + std::to_string(k - first) + "].");
 }
 
 Json parse_json(const std::string& body, const std::string& what) {
@@ -124,7 +133,10 @@ std::string Client::path(const ResourceInfo& res, const std::string& ns, const s
 Json Client::call(const Request& request) {
   Response r = m_transport.send(request);
   if (r.status < 200 || r.status >= 300) throw error_from_status(r.status, r.body);
-  return parse_json(r.body, std::string(method_name(request.method)) + " " + request.target);
+  const std::string what = std::string(method_name(request.method)) + " " + request.target;
+  Json doc = parse_json(r.body, what);
+  check_object_shape(doc, what);
+  return doc;
 }
 
 Client::Discovered Client::discover(const std::string& api_version) {
@@ -208,7 +220,9 @@ std::optional<Json> Client::try_get(const ResourceInfo& res, const std::string& 
   Response r = m_transport.send({Method::Get, path(res, ns, name)});
   if (r.status == 404) return std::nullopt;
   if (r.status < 200 || r.status >= 300) throw error_from_status(r.status, r.body);
-  return parse_json(r.body, "GET " + path(res, ns, name));
+  Json doc = parse_json(r.body, "GET " + path(res, ns, name));
+  check_object_shape(doc, "GET " + path(res, ns, name));
+  return doc;
 }
 
 ListResult Client::list(const ResourceInfo& res, const std::string& ns,
@@ -223,7 +237,7 @@ ListResult Client::list(const ResourceInfo& res, const std::string& ns,
     if (!next.empty()) q.emplace_back("continue", next);
     const std::string target = path(res, ns) + join_query(q);
     Json page = call({Method::Get, target});
-    take_items(page, "items", "GET " + target, out.items);
+    take_objects(page, "GET " + target, out.items);
     const Json& m = object_at(page, "metadata");
     if (out.resource_version.empty()) out.resource_version = str(m, "resourceVersion");
     next = str(m, "continue");

@@ -3,6 +3,7 @@
 
 #include "src/kubeapi/api_error.hpp"
 #include "src/kubeapi/client.hpp"
+#include "src/kubeapi/object_shape.hpp"
 #include "src/util/error.hpp"
 
 namespace ejob::kubeapi {
@@ -51,6 +52,7 @@ void Client::watch_once(const ResourceInfo& res, const std::string& ns, WatchOpt
       }
       throw error_from_status(code, obj.dump());
     }
+    check_object_shape(obj, "the watch GET " + target, "a " + type + " event's object.");
     if (const std::string rv = resource_version_of(obj); !rv.empty()) options.resource_version = rv;
     if (type == "BOOKMARK") return true;
     if (!on_event({type, std::move(obj)})) {

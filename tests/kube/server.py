@@ -14,7 +14,8 @@ admin may do everything, viewer only get/list/watch, pod-reader (pod-reader-toke
 but not pods/log, a role clusters often hand out.
 
 Test control (no auth, never faulted, not counted), all JSON:
-  POST /_test/faults {rate, kinds:[400|429|500|503|drop|drop_after|truncate|stall|cut_log],
+  POST /_test/faults {rate, kinds:[400|429|500|503|drop|drop_after|truncate|stall|cut_log|
+                      wrong_type],
                       latency_ms, retry_after, methods:[..], path: regex, times, seed, cut_max}
   GET  /_test/requests            every API request seen: {method, path, query, status}
   POST /_test/requests/reset
@@ -74,7 +75,9 @@ class Faults:
     429, 500, 503 (answered), drop (connection closed unanswered), drop_after (closed after the
     work was done), truncate (half a body), stall (headers, then silence with the connection
     open: a hung apiserver under a watch), cut_log (a pod's log stream breaks after 0 to
-    cut_max lines, half a line and no final chunk; other requests are answered)."""
+    cut_max lines, half a line and no final chunk; other requests are answered), wrong_type
+    (a 2xx answer's metadata.name, and each list item's, is the number 7: a proxy or a server
+    that is not Kubernetes)."""
 
     def __init__(self):
         self.lock = threading.Lock()
@@ -111,6 +114,15 @@ class Faults:
             if self.rate > 0 and self.random.random() < self.rate:
                 return self.latency, self.random.choice(self.kinds)
             return self.latency, None
+
+
+def mistyped(obj):
+    """`obj` (an object or a list) with metadata.name a number, as the wrong_type fault sends it."""
+    obj = json.loads(json.dumps(obj))
+    for o in [obj] + [i for i in obj.get("items") or [] if isinstance(i, dict)]:
+        if isinstance(o.get("metadata"), dict) and "name" in o["metadata"]:
+            o["metadata"]["name"] = 7
+    return obj
 
 
 class Server(ThreadingHTTPServer):
@@ -184,6 +196,8 @@ class Handler(BaseHTTPRequestHandler):
         return self._body
 
     def send_json(self, code, obj, headers=None, content_type="application/json"):
+        if self.fault == "wrong_type" and 200 <= code < 300 and isinstance(obj, dict):
+            obj = mistyped(obj)
         data = json.dumps(obj).encode()
         if self.fault == "truncate":
             self.send_response(code)
