@@ -134,7 +134,8 @@ class ShapeCheck {
   [[noreturn]] void fail(const std::string& at, const Json& value) const {
     throw Error(ErrorCode::Api, "the server answered " + m_what + " with " + at + " as " +
                                     type_name(value) + ", where Kubernetes has " +
-                                    type_name(m_want) + " (a server or proxy that is not Kubernetes?)");
+                                    type_name(m_want) +
+                                    " (a server or proxy that is not Kubernetes?)");
   }
 
   const std::string& m_what;
@@ -151,7 +152,8 @@ void check_object_shape(Json& object, const std::string& what, const std::string
   }
   // A Status (what an eviction or a delete answers) has a string where objects have a status.
   if (auto kind = object.find("kind"); kind != object.end() && *kind == "Status") return;
-  for (const Field& f : k_fields) ShapeCheck(what, f.want).walk(object, steps_of(f.path), 0, prefix);
+  for (const Field& f : k_fields)
+    ShapeCheck(what, f.want).walk(object, steps_of(f.path), 0, prefix);
   // Readers write obj["metadata"] on a const object, defined only when the key is there.
   if (!object.contains("metadata")) object["metadata"] = Json::object();
 }

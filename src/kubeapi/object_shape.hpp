@@ -3,9 +3,8 @@
 // comes in, so that a server or proxy that sends `metadata.name: 5` is named with the request
 // and the field, instead of failing deep inside a command that reads it.
 
-#include <string>
-
 #include <nlohmann/json.hpp>
+#include <string>
 
 namespace ejob::kubeapi {
 

@@ -44,8 +44,9 @@ TEST_CASE("a field of the wrong type is named with the request", "[object_shape]
   CHECK(shape_error(R"({"metadata": {"name": 5}})") ==
         "the server answered GET /x with metadata.name as a number, where Kubernetes has a "
         "string (a server or proxy that is not Kubernetes?)");
-  CHECK(shape_error(R"({"metadata": "m"})").find("metadata as a string, where Kubernetes has "
-                                                 "an object") != std::string::npos);
+  CHECK(shape_error(R"({"metadata": "m"})")
+            .find("metadata as a string, where Kubernetes has "
+                  "an object") != std::string::npos);
   CHECK(shape_error(R"({"metadata": {"labels": {"team": true}}})")
             .find("metadata.labels.team as true,") != std::string::npos);
   CHECK(shape_error(R"({"status": {"conditions": [{"type": "A"}, {"status": 1}]}})")
@@ -56,8 +57,8 @@ TEST_CASE("a field of the wrong type is named with the request", "[object_shape]
   CHECK(shape_error(R"({"status": {"jobsStatus": [{"active": "2"}]}})")
             .find("status.jobsStatus[0].active as a string, where Kubernetes has a number") !=
         std::string::npos);
-  CHECK(shape_error(R"({"kind": ["Pod"]})", "items[3].")
-            .find("with items[3].kind as a list,") != std::string::npos);
+  CHECK(shape_error(R"({"kind": ["Pod"]})", "items[3].").find("with items[3].kind as a list,") !=
+        std::string::npos);
 }
 
 TEST_CASE("a Status is not an object of a resource", "[object_shape]") {
