@@ -11,6 +11,10 @@
 
 namespace ejob::cli {
 
+/// Whether a subcommand is listed in help, man pages and completions (a hidden one, as
+/// local-supervisor, has no group).
+inline bool is_listed(const CLI::App* command) { return !command->get_group().empty(); }
+
 /// Adds one subcommand to `app`.
 using Register = void (*)(CLI::App& app);
 

@@ -4,10 +4,10 @@
 #include <cctype>
 #include <sstream>
 
+#include "cli/commands.hpp"
+
 namespace ejob::cli {
 namespace {
-
-bool visible(const CLI::App* command) { return !command->get_group().empty(); }
 
 const CLI::App* find_command(const CLI::App& app, const std::string& name) {
   for (const CLI::App* command : app.get_subcommands({}))
@@ -30,7 +30,7 @@ const CLI::Option* find_flag(const CLI::App& command, const std::string& word) {
 std::vector<std::string> command_names(const CLI::App& app) {
   std::vector<std::string> names;
   for (const CLI::App* command : app.get_subcommands({}))
-    if (visible(command)) names.push_back(command->get_name());
+    if (is_listed(command)) names.push_back(command->get_name());
   names.insert(names.end(), {"help", "version"});
   return names;
 }

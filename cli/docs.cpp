@@ -35,7 +35,7 @@ void write_man_pages(const DocsFlags& f) {
   const std::string_view version = version_number();
   write_page(dir / "ejob.1", program_page(*app, version));
   for (const CLI::App* command : app->get_subcommands({}))
-    if (!command->get_group().empty())
+    if (is_listed(command))
       write_page(dir / ("ejob-" + command->get_name() + ".1"), command_page(*command, version));
 }
 

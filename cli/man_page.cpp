@@ -5,6 +5,8 @@
 #include <algorithm>
 #include <cctype>
 
+#include "cli/commands.hpp"
+
 namespace ejob::cli {
 namespace {
 
@@ -36,8 +38,6 @@ std::string option_entries(const CLI::App& command, bool positional) {
   return out;
 }
 
-bool visible(const CLI::App* command) { return !command->get_group().empty(); }
-
 }  // namespace
 
 std::string roff_escape(std::string_view text) {
@@ -61,7 +61,7 @@ std::string program_page(const CLI::App& app, std::string_view version) {
   out += ".SH SYNOPSIS\n\\fBejob\\fR \\fICOMMAND\\fR [\\fIOPTIONS\\fR]\n";
   out += ".SH COMMANDS\n";
   for (const CLI::App* command : app.get_subcommands({})) {
-    if (!visible(command)) continue;
+    if (!is_listed(command)) continue;
     out += ".TP\n\\fB" + roff_escape(command->get_name()) + "\\fR\n" +
            roff_escape(command->get_description()) + "\n";
   }
@@ -69,7 +69,7 @@ std::string program_page(const CLI::App& app, std::string_view version) {
   if (!app.get_footer().empty()) out += ".SH NOTES\n" + roff_escape(app.get_footer()) + "\n";
   out += ".SH SEE ALSO\n";
   for (const CLI::App* command : app.get_subcommands({}))
-    if (visible(command)) out += ".BR ejob\\-" + roff_escape(command->get_name()) + " (1)\n";
+    if (is_listed(command)) out += ".BR ejob\\-" + roff_escape(command->get_name()) + " (1)\n";
   return out;
 }
 

@@ -24,12 +24,21 @@ function(ejob_test_pch target)
   target_compile_options(${target} PRIVATE $<$<CONFIG:Release,RelWithDebInfo>:-O1>)
 endfunction()
 
+# Batches TARGET's sources 8 to a compile when EJOB_UNITY is on (the root CMakeLists.txt says
+# why). A file that cannot share a unit (its anonymous namespace holds a type a class of its
+# header keeps, or it needs a macro before its first include) is named in its folder's
+# CMakeLists.txt with SKIP_UNITY_BUILD_INCLUSION and the reason.
+function(ejob_unity target)
+  set_target_properties(${target} PROPERTIES UNITY_BUILD ${EJOB_UNITY} UNITY_BUILD_BATCH_SIZE 8)
+endfunction()
+
 function(ejob_add_library name)
   cmake_parse_arguments(ARG "" "" "DEPS;TEST_DEPS" ${ARGN})
   file(GLOB srcs CONFIGURE_DEPENDS ${CMAKE_CURRENT_SOURCE_DIR}/*.cpp)
   file(GLOB tests CONFIGURE_DEPENDS ${CMAKE_CURRENT_SOURCE_DIR}/*_test.cpp)
   list(REMOVE_ITEM srcs ${tests})
   add_library(${name} STATIC ${srcs})
+  ejob_unity(${name})
   target_link_libraries(${name} PUBLIC ejob_flags ${ARG_DEPS})
   if(EJOB_TESTS AND tests)
     ejob_catch_main_target()

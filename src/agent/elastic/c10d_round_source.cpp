@@ -6,9 +6,6 @@
 namespace ejob::agent {
 namespace {
 
-/// torch's agent sets the round store's timeout to 300 s.
-constexpr std::chrono::seconds k_round_store_timeout{300};
-
 /// Hosts the store as torch decides (§2): as told by is_host, else when the endpoint is this
 /// machine; an inferred host that cannot bind (another agent here did) becomes a client.
 std::unique_ptr<TcpStoreServer> host_store(const LaunchConfig& c, StoreObserver* observer) {

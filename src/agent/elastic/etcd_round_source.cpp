@@ -5,10 +5,6 @@
 #include "src/util/error.hpp"
 
 namespace ejob::agent {
-namespace {
-constexpr std::chrono::seconds k_store_timeout{300};
-}
-
 EtcdRoundSource::EtcdRoundSource(std::unique_ptr<EtcdRendezvous> rendezvous, Options options)
     : m_rdzv(std::move(rendezvous)),
       m_options(std::move(options)),
@@ -31,7 +27,7 @@ WorkerRanks EtcdRoundSource::exchange_ranks(KeyValueStore& store, const Rendezvo
 Round EtcdRoundSource::next_round() {
   m_master.end_round();
   RendezvousResult r = m_rdzv->next_rendezvous();
-  EtcdStore store(m_rdzv->client(), m_rdzv->setup_store(r.version), k_store_timeout);
+  EtcdStore store(m_rdzv->client(), m_rdzv->setup_store(r.version), k_round_store_timeout);
   // torch's rank 0 publishes the master after the role-info exchange; publishing it first is
   // the same data (peers read it with a blocking get afterwards) and spares N agents from
   // waiting on every `.FIN` write for it.
@@ -56,7 +52,7 @@ std::unique_ptr<RoundWatcher> EtcdRoundSource::watch(const Round& round) {
 void EtcdRoundSource::exit_barrier(const Round& round) {
   try {
     EtcdStore store(m_rdzv->client(), m_rdzv->path("/rdzv/v_" + round.version + "/kv"),
-                    k_store_timeout);
+                    k_round_store_timeout);
     if (m_options.dialect == RdzvDialect::Torch2)
       barrier(store, round.group_world_size, "torchelastic/agent/terminal_state");
     else

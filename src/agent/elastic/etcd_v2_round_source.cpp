@@ -8,7 +8,6 @@ namespace {
 
 /// torch writes the state with a TTL of two hours; every write renews it.
 constexpr int k_state_ttl_s = 7200;
-constexpr std::chrono::seconds k_round_store_timeout{300};
 
 [[noreturn]] void etcd_failed(const std::string& what, const EtcdResult& r) {
   throw Error(ErrorCode::Transport,

@@ -15,8 +15,6 @@ using Clock = std::chrono::steady_clock;
 /// The token lives six hours (the most IMDS grants); it is renewed a minute before.
 constexpr int k_token_ttl_s = 21600;
 constexpr auto k_token_renew_before = std::chrono::seconds(60);
-constexpr long k_detect_timeout_ms = 2000;
-constexpr long k_request_timeout_ms = 5000;
 
 [[noreturn]] void bad_document(const std::string& what, std::string_view body) {
   throw Error(ErrorCode::Input, "AWS " + what + ": unexpected answer: " + std::string(body));

@@ -13,7 +13,6 @@ using nlohmann::json;
 /// The first call enables Scheduled Events for the VM and may take up to two minutes (Azure's
 /// documentation); later ones answer at once.
 constexpr long k_events_timeout_ms = 130000;
-constexpr long k_detect_timeout_ms = 2000;
 
 [[noreturn]] void bad_document(const std::string& why) {
   throw Error(ErrorCode::Input, "Azure Scheduled Events: " + why);

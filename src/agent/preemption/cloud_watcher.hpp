@@ -13,6 +13,12 @@
 
 namespace ejob::agent {
 
+/// How long a watcher's first read may take to tell whether its cloud is the one (a cloud's
+/// metadata service answers in milliseconds; another address does not answer at all).
+inline constexpr long k_detect_timeout_ms = 2000;
+/// How long a watcher's later reads of its metadata service may take.
+inline constexpr long k_request_timeout_ms = 5000;
+
 /// What a detection found.
 enum class Detection {
   Found,        ///< this cloud's metadata service answered as only it does

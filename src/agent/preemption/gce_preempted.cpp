@@ -5,8 +5,6 @@
 namespace ejob::agent {
 namespace {
 
-constexpr long k_detect_timeout_ms = 2000;
-constexpr long k_request_timeout_ms = 5000;
 /// A long-poll's wait: a maintenance event is read between two, so it is seen within this.
 constexpr int k_wait_s = 5;
 

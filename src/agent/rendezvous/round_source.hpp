@@ -3,6 +3,7 @@
 /// (StaticRoundSource, for --rdzv_backend=static). A round is complete when
 /// the agent knows its group rank, its workers' ranks and MASTER_ADDR/MASTER_PORT.
 
+#include <chrono>
 #include <memory>
 #include <string>
 
@@ -10,6 +11,9 @@
 #include "src/agent/rendezvous/rank_assignment.hpp"
 
 namespace ejob::agent {
+
+/// The timeout torch's agent gives the round's store (the workers' store of each backend).
+inline constexpr std::chrono::seconds k_round_store_timeout{300};
 
 /// One completed round.
 struct Round {

@@ -24,6 +24,10 @@ char32_t to_title(char32_t r);
 /// strings.TrimSpace: s without the leading and trailing white space of is_space (an invalid
 /// byte is not space).
 std::string trim_space(std::string_view s);
+/// regexp's \s (Perl's class, ASCII only: [\t\n\f\r ]), which Helm's regular expressions use.
+inline bool is_regexp_space(char c) {
+  return c == ' ' || c == '\t' || c == '\n' || c == '\f' || c == '\r';
+}
 /// The part of s that trim_space keeps, as a view into s.
 std::string_view trimmed_space(std::string_view s);
 

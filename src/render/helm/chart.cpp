@@ -25,7 +25,7 @@ using yaml::load_yaml;
 namespace fs = std::filesystem;
 namespace {
 
-[[noreturn]] void fail(const std::string& message, Location where = {}) {
+[[noreturn]] void fail_at(const std::string& message, Location where = {}) {
   throw Error(ErrorCode::Input, message, std::move(where));
 }
 
@@ -50,8 +50,8 @@ void refuse_link_out(const fs::path& top, const std::string& path) {
   const fs::path target = fs::weakly_canonical(top / path, ec);
   if (std::mismatch(root.begin(), root.end(), target.begin(), target.end()).first == root.end())
     return;
-  fail("chart file " + path + " is a symbolic link to " + target.string() + ", outside the chart " +
-       root.string() + ": ejob loads no file from outside the chart");
+  fail_at("chart file " + path + " is a symbolic link to " + target.string() +
+          ", outside the chart " + root.string() + ": ejob loads no file from outside the chart");
 }
 
 /// filepath.Walk in lexical order, following symbolic links within the chart (Helm's
@@ -67,7 +67,7 @@ void walk(const fs::path& top, const std::string& rel, const IgnoreRules& rules,
     fs::path full = top / path;
     std::error_code ec;
     fs::file_status st = fs::status(full, ec);
-    if (ec) fail("stat " + full.string() + ": " + ec.message());
+    if (ec) fail_at("stat " + full.string() + ": " + ec.message());
     if (fs::is_symlink(fs::symlink_status(full, ec))) refuse_link_out(top, path);
     if (fs::is_directory(st)) {
       if (!rules.ignore(path, true)) walk(top, path, rules, out);
@@ -75,7 +75,7 @@ void walk(const fs::path& top, const std::string& rel, const IgnoreRules& rules,
     }
     if (rules.ignore(path, false)) continue;
     if (!fs::is_regular_file(st))
-      fail("cannot load irregular file " + full.string() + " as it has file mode type bits set");
+      fail_at("cannot load irregular file " + full.string() + " as it has file mode type bits set");
     out.push_back({path, read_file(full)});
   }
 }
@@ -89,8 +89,8 @@ void load_subcharts(Chart& c, SubchartFiles subcharts) {
     std::string where = fmt::format("error unpacking subchart {} in {}: ", name, c.name());
     bool archive = name.size() > 4 && name.ends_with(".tgz");  // filepath.Ext(n) == ".tgz"
     if (archive && files.front().name != name)
-      fail(fmt::format("error unpacking subchart tar in {}: expected {}, got {}", c.name(), name,
-                       files.front().name));
+      fail_at(fmt::format("error unpacking subchart tar in {}: expected {}, got {}", c.name(), name,
+                          files.front().name));
     std::vector<ChartFile> inner;
     for (ChartFile& f : files) {
       size_t slash = f.name.find('/');
@@ -118,7 +118,7 @@ Value load_values_file(const ChartFile& f, const std::string& origin) {
   }
   if (v.is_nil()) return Value::map();
   if (v.type() != GoType::MapAny)
-    fail(
+    fail_at(
         "cannot load values.yaml: error unmarshaling JSON: while decoding JSON: json: cannot "
         "unmarshal " +
             json_kind_name(v) + " into Go value of type map[string]interface {}",
@@ -180,7 +180,7 @@ ChartPtr load_chart_files(std::vector<ChartFile> files, const std::string& origi
   std::stable_sort(c->files.begin(), c->files.end(), [&](const ChartFile& a, const ChartFile& b) {
     return load_order[a.name] < load_order[b.name];
   });
-  if (!have_metadata) fail("Chart.yaml file is missing", {origin + "/Chart.yaml"});
+  if (!have_metadata) fail_at("Chart.yaml file is missing", {origin + "/Chart.yaml"});
   validate_metadata(c->metadata, origin + "/Chart.yaml");
   load_subcharts(*c, std::move(subcharts));
   return c;
@@ -188,10 +188,10 @@ ChartPtr load_chart_files(std::vector<ChartFile> files, const std::string& origi
 
 ChartPtr load_chart(const fs::path& dir) {
   std::error_code ec;
-  if (!fs::exists(dir, ec)) fail("stat " + dir.string() + ": no such file or directory");
+  if (!fs::exists(dir, ec)) fail_at("stat " + dir.string() + ": no such file or directory");
   if (!fs::is_directory(dir, ec))
-    fail(fmt::format("{} is not a chart directory; ejob loads charts from directories",
-                     go_quote(dir.string())));
+    fail_at(fmt::format("{} is not a chart directory; ejob loads charts from directories",
+                        go_quote(dir.string())));
   IgnoreRules rules;
   if (fs::exists(dir / ".helmignore", ec)) {
     try {
@@ -219,7 +219,7 @@ IgnoreRules IgnoreRules::parse(std::string_view text) {
     pos = nl == std::string_view::npos ? text.size() + 1 : nl + 1;
     std::string rule = go::unicode::trim_space(line);
     if (rule.empty() || rule[0] == '#') continue;
-    if (rule.find("**") != std::string::npos) fail("double-star (**) syntax is not supported");
+    if (rule.find("**") != std::string::npos) fail_at("double-star (**) syntax is not supported");
     filepath_match(rule, "abc");  // throws on a malformed pattern, as Helm checks
     Pattern p;
     if (rule[0] == '!') {

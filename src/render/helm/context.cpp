@@ -8,6 +8,7 @@
 #include <optional>
 
 #include "src/render/go/fmt.hpp"
+#include "src/render/go/unicode.hpp"
 #include "src/render/helm/base_funcs.hpp"
 #include "src/render/helm/glob.hpp"
 #include "src/render/sprig/semver.hpp"
@@ -156,11 +157,6 @@ class CapabilitiesObject : public StructObject {
                                     {"GoVersion", Value::string(HelmBuild::go_version)}})}}) {}
 };
 
-std::string base_name(const std::string& path) {
-  size_t slash = path.rfind('/');
-  return slash == std::string::npos ? path : path.substr(slash + 1);
-}
-
 /// Helm's files.toYAML: sigs yaml of a map[string]string without the final newline — the
 /// same text as Helm's `toYaml` template function, which is used here.
 std::string yaml_of(Map m) {
@@ -271,11 +267,6 @@ std::optional<uint64_t> parse_decimal(std::string_view digits) {
 
 bool is_digit_byte(char c) { return c >= '0' && c <= '9'; }
 
-/// Go regexp's \s: [\t\n\f\r ].
-bool is_regexp_space(char c) {
-  return c == ' ' || c == '\t' || c == '\n' || c == '\f' || c == '\r';
-}
-
 }  // namespace
 
 KubeVersion parse_kube_version(std::string_view text) {
@@ -284,7 +275,7 @@ KubeVersion parse_kube_version(std::string_view text) {
   };
   // versionMatchRE `^\s*v?([0-9]+(?:\.[0-9]+)*)(.*)*$`: the numbers, then anything.
   size_t i = 0;
-  while (i < text.size() && is_regexp_space(text[i])) ++i;
+  while (i < text.size() && go::unicode::is_regexp_space(text[i])) ++i;
   if (i < text.size() && text[i] == 'v') ++i;
   std::vector<std::string> parts;
   while (i < text.size() && is_digit_byte(text[i])) {

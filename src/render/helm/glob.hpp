@@ -16,6 +16,12 @@ namespace ejob::render::helm {
 /// malformed pattern (Go's ErrBadPattern), also when the mismatch is found before the error.
 bool filepath_match(std::string_view pattern, std::string_view name);
 
+/// The last element of a chart path: what follows its last `/` (the whole path without one).
+inline std::string base_name(std::string_view path) {
+  const size_t slash = path.rfind('/');
+  return std::string(slash == std::string_view::npos ? path : path.substr(slash + 1));
+}
+
 /// A compiled gobwas/glob pattern with separator `/`.
 class Glob {
  public:

@@ -86,11 +86,6 @@ bool less_by_kind(const Manifest& a, const Manifest& b) {
   return ra < rb;
 }
 
-std::string base_name(std::string_view path) {
-  size_t slash = path.rfind('/');
-  return std::string(slash == std::string_view::npos ? path : path.substr(slash + 1));
-}
-
 /// The parts of a document's head Helm looks at (releaseutil.SimpleHead).
 struct Head {
   std::string kind;
@@ -199,11 +194,6 @@ std::optional<std::vector<std::string>> hook_events(const std::string& events) {
   return out;
 }
 
-/// Go regexp's \s: [\t\n\f\r ].
-bool is_regexp_space(char c) {
-  return c == ' ' || c == '\t' || c == '\n' || c == '\f' || c == '\r';
-}
-
 struct Span {
   size_t start;
   size_t end;
@@ -214,14 +204,14 @@ struct Span {
 /// whitespace after it.
 Span next_separator(std::string_view s, size_t from) {
   auto skip_space = [&](size_t i) {
-    while (i < s.size() && is_regexp_space(s[i])) ++i;
+    while (i < s.size() && go::unicode::is_regexp_space(s[i])) ++i;
     return i;
   };
   if (from == 0 && s.starts_with("---")) return {0, skip_space(3)};
   size_t nl = s.find("\n---", from);
   if (nl == std::string_view::npos) return {std::string::npos, std::string::npos};
   size_t start = nl;
-  while (start > from && is_regexp_space(s[start - 1])) --start;
+  while (start > from && go::unicode::is_regexp_space(s[start - 1])) --start;
   return {start, skip_space(nl + 4)};
 }
 

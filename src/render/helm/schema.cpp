@@ -136,7 +136,7 @@ std::string count_text(double n) { return go::english_int(static_cast<int64_t>(n
 std::string number_text(double x) { return go::english_float(x); }
 
 /// v6's kind.quote: Go's %q, with `"` left bare and `'` escaped, between single quotes.
-std::string quote(std::string_view s) {
+std::string kind_quote(std::string_view s) {
   std::string q = go_quote(s);
   std::string out = "'";
   for (size_t i = 1; i + 1 < q.size(); ++i) {
@@ -150,7 +150,7 @@ std::string quote(std::string_view s) {
 /// v6's kind.display: a string quoted, an array or object as `value`, anything else as %v.
 std::string display(const Value& v) {
   switch (json_type(v)) {
-    case JsonType::String: return quote(v.as_string());
+    case JsonType::String: return kind_quote(v.as_string());
     case JsonType::Array:
     case JsonType::Object: return "value";
     case JsonType::Null: return "<nil>";
@@ -211,7 +211,7 @@ void display_problem(const Problem& p, int indent, std::string& out) {
   if (!skip) {
     out += '\n';
     for (int i = 0; i < indent - 1; ++i) out += "  ";
-    out += "- at " + quote(pointer(p.where)) + ": " + p.text;
+    out += "- at " + kind_quote(pointer(p.where)) + ": " + p.text;
     ++indent;
   }
   for (const Problem& c : p.causes) display_problem(c, indent, out);
@@ -547,7 +547,7 @@ class Validator {
 
   static std::string quoted_list(const std::vector<std::string>& names) {
     std::vector<std::string> q;
-    for (const std::string& name : names) q.push_back(quote(name));
+    for (const std::string& name : names) q.push_back(kind_quote(name));
     return join(q, ", ");
   }
 
@@ -570,7 +570,7 @@ class Validator {
       errs.add(n.where, "maxProperties: got " + count_text(static_cast<double>(m.size())) +
                             ", want " + count_text(number_of(*v)));
     if (auto gone = missing(m, strings_of(get(n.s, "required"))); !gone.empty())
-      errs.add(n.where, gone.size() == 1 ? "missing property " + quote(gone[0])
+      errs.add(n.where, gone.size() == 1 ? "missing property " + kind_quote(gone[0])
                                          : "missing properties " + quoted_list(gone));
     dependencies(n, "dependencies", errs);
     properties(n, errs);
@@ -582,7 +582,7 @@ class Validator {
         std::swap(outer, m_scopes);
         Outcome o = validate(*names, Value::string(key), {});
         std::swap(outer, m_scopes);
-        if (o) errs.add({}, "invalid propertyName " + quote(key), causes_of(std::move(*o)));
+        if (o) errs.add({}, "invalid propertyName " + kind_quote(key), causes_of(std::move(*o)));
       }
     }
     if (n.draft == 6 || n.draft == 7) return;
@@ -601,8 +601,8 @@ class Validator {
       if (m.count(key) == 0) continue;
       if (dep.is_list()) {
         if (auto gone = missing(m, strings_of(&dep)); !gone.empty())
-          errs.add(n.where,
-                   "properties " + quoted_list(gone) + " required, if " + quote(key) + " exists");
+          errs.add(n.where, "properties " + quoted_list(gone) + " required, if " + kind_quote(key) +
+                                " exists");
       } else if (keyword == "dependencies") {
         errs.add(validate(dep, n.v, n.where, &errs.evaluated));
       }
@@ -776,7 +776,7 @@ class Validator {
                             count_text(number_of(*v)));
     if (const Value* p = get(n.s, "pattern");
         p != nullptr && p->is_string() && !search(p->as_string(), str))
-      errs.add(n.where, quote(str) + " does not match pattern " + quote(p->as_string()));
+      errs.add(n.where, kind_quote(str) + " does not match pattern " + kind_quote(p->as_string()));
   }
 
   /// numValidate: minimum, maximum, their exclusive forms (draft 4: flags on them), multipleOf.
@@ -905,7 +905,7 @@ void check_against_metaschema(SchemaSet& set, const SchemaNode& node) {
   if (problems.empty()) return;
   std::string out = go_quote(node.location()) +
                     " is not valid against metaschema: jsonschema validation failed with " +
-                    quote(meta.location());
+                    kind_quote(meta.location());
   for (const Problem& p : problems) display_problem(p, 1, out);
   throw SchemaCompileError(out);
 }

@@ -40,8 +40,6 @@ struct Panic {
 /// Go's io.EOF travels as an ordinary result, not as an error.
 enum class Step { Ok, Eof };
 
-std::string quote(std::string_view s) { return go_quote(s); }
-
 /// The panic text of a failed type assertion `v.(T)` on an interface{} value.
 [[noreturn]] void conversion_panic(const Value& v, std::string_view want) {
   std::string have = v.is_nil() ? "nil" : v.type_name();
@@ -108,9 +106,10 @@ int atoi_index(const std::string& s) {
   int64_t v = 0;
   auto [ptr, ec] = std::from_chars(digits.data(), digits.data() + digits.size(), v);
   if (digits.empty() || ptr != digits.data() + digits.size() || ec == std::errc::invalid_argument)
-    throw SetError{"error parsing index: strconv.Atoi: parsing " + quote(s) + ": invalid syntax"};
+    throw SetError{"error parsing index: strconv.Atoi: parsing " + go_quote(s) +
+                   ": invalid syntax"};
   if (ec == std::errc::result_out_of_range)
-    throw SetError{"error parsing index: strconv.Atoi: parsing " + quote(s) +
+    throw SetError{"error parsing index: strconv.Atoi: parsing " + go_quote(s) +
                    ": value out of range"};
   return static_cast<int>(neg ? -v : v);
 }
@@ -178,14 +177,14 @@ class Parser {
     Runes k = runes_until(literal() ? U"=[." : U"=[,.");
     if (k.eof) {
       if (k.text.empty()) return Step::Eof;
-      throw SetError{"key " + quote(k.text) + " has no value"};
+      throw SetError{"key " + go_quote(k.text) + " has no value"};
     }
     switch (k.last) {
       case '[': return key_index_value(data, k.text, level);
       case '=': return key_value(data, k.text);
       case ',':
         set(data, k.text, Value::string(""));
-        throw SetError{"key " + quote(k.text) + " has no value (cannot end with ,)"};
+        throw SetError{"key " + go_quote(k.text) + " has no value (cannot end with ,)"};
       default: return key_nested(data, k.text, level + 1);
     }
   }
@@ -216,7 +215,7 @@ class Parser {
     }
     Step step = key(inner.mutable_map(), level);
     if (step == Step::Ok && inner.as_map().empty())
-      throw SetError{"key map " + quote(k) + " has no value"};
+      throw SetError{"key map " + go_quote(k) + " has no value"};
     if (!inner.as_map().empty()) set(data, k, inner);
     return step;
   }
