@@ -5,7 +5,7 @@
 #   ./dev.sh test   install what is missing (test peers included), build, and pass every test,
 #                   then the render suite and the agent's and local backend's unit tests again
 #                   under ASan + UBSan (scripts/sanitize.sh), and the threaded ones under TSan
-#                   (scripts/sanitize-threads.sh)
+#                   (scripts/sanitize-threads.sh); those two are built while the tests run
 # On failure it says which step failed and what to do (the step's own output names the cause).
 set -Eeuo pipefail
 cd "$(dirname "$0")"
@@ -60,6 +60,28 @@ dev.sh: next, try:
 NEXT
 }
 
+# The ci tests leave about half of the CPU idle (they wait on agents, servers and torch
+# workers: 440 s of CPU in 420 s on 2 cores), so the sanitizer builds run meanwhile, at the
+# lowest priority, in a session of their own that stops with this script. Their output goes to
+# build/sanitizer-builds.log.
+sanitizer_builds=""
+start_sanitizer_builds() {
+  mkdir -p build
+  setsid bash -c 'nice -n 19 scripts/sanitize.sh --build-only &&
+    nice -n 19 scripts/sanitize-threads.sh --build-only' >build/sanitizer-builds.log 2>&1 &
+  sanitizer_builds=$!
+}
+stop_sanitizer_builds() {
+  [ -z "$sanitizer_builds" ] || kill -- "-$sanitizer_builds" 2>/dev/null || true
+}
+wait_sanitizer_builds() {
+  local status=0
+  wait "$sanitizer_builds" || status=$?
+  sanitizer_builds=""
+  [ "$status" -eq 0 ] || tail -n 80 build/sanitizer-builds.log >&2
+  return "$status"
+}
+
 deps_hint="the lines above from deps: say the cause and the fix"
 build_hint="the compiler's or CMake's first error above names the file and line"
 case "${1:-}" in
@@ -81,8 +103,12 @@ case "${1:-}" in
     run_step "check formatting" "format the files listed with clang-format-14 -i" scripts/check-format.sh
     run_step "configure" "$build_hint" cmake --preset ci >/dev/null
     run_step "build" "$build_hint" cmake --build build/ci -j"$jobs"
+    trap stop_sanitizer_builds EXIT
+    start_sanitizer_builds
     run_step "test" "the failed tests are listed above; rerun one with: ctest --preset ci -R 'NAME' --output-on-failure" \
       ctest --preset ci
+    run_step "build for the sanitizers (begun with the tests)" "$build_hint (build/sanitizer-builds.log)" \
+      wait_sanitizer_builds
     run_step "render, agent and local tests under ASan + UBSan" \
       "the sanitizer's report above names the fault; rerun one test with: scripts/sanitize.sh 'NAME'" \
       scripts/sanitize.sh

@@ -6,6 +6,7 @@
 # stops the process with exit status 66 and is also written under build/tsan/tsan-reports/.
 # Part of the test command (`./dev.sh test`, last): docs/reliability.md says what it costs CI.
 #   scripts/sanitize-threads.sh [CTEST_REGEX]     default: every test of those areas
+#   scripts/sanitize-threads.sh --build-only      only build them
 set -euo pipefail
 cd "$(dirname "$0")/.."
 jobs=$(nproc 2>/dev/null || echo 2)
@@ -15,6 +16,7 @@ targets=(ejob_util_test ejob_local_test ejob_agent_store_test ejob_agent_etcd_te
   ejob_agent_workers_test)
 cmake --preset tsan >/dev/null
 cmake --build "$build" -j"$jobs" --target "${targets[@]}"
+[ "${1:-}" != --build-only ] || exit 0
 reports=$PWD/$build/tsan-reports
 rm -rf "$reports"
 mkdir -p "$reports"

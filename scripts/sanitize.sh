@@ -12,6 +12,8 @@
 # empty at the end (a test that expects ejob to fail could otherwise take a sanitizer's exit for
 # the expected error). docs/reliability.md says why CI runs these and not the whole suite.
 #   scripts/sanitize.sh [CTEST_REGEX]     default: all of the above
+#   scripts/sanitize.sh --build-only      only build them (./dev.sh test builds while the ci
+#                                         tests run)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 jobs=$(nproc 2>/dev/null || echo 2)
@@ -34,6 +36,7 @@ cmake --build "$build" -j"$jobs" --target ejob ejob_reference \
   ejob_render_sprig_test ejob_render_helm_test ejob_util_test ejob_local_test \
   ejob_agent_store_test ejob_agent_etcd_test ejob_agent_preemption_test \
   ejob_agent_rendezvous_test ejob_agent_launch_test ejob_agent_workers_test
+[ "${1:-}" != --build-only ] || exit 0
 
 reports=$PWD/$build/sanitizer-reports
 rm -rf "$reports"
