@@ -69,5 +69,16 @@ TEST_CASE("toml: a table header whose key starts with no key character is an err
   }
 }
 
+TEST_CASE("toml: a value followed by a non-ASCII character of a block without spaces is an error") {
+  // Found by the template fuzzer: toml++'s Unicode tables took U+00E9 (a block of no white
+  // space but U+00A0) as unreachable when asking whether it ends the value.
+  for (const char* text :
+       {"a = 1\u00e9\n", "a = 1\u3001\n", "a = \"v\"\u00e9\n", "a = 1\u00a0\n"}) {
+    toml::Decoded d = toml::decode(text);
+    CHECK(d.error.starts_with("toml: line 1"));
+    CHECK(d.value.as_map().empty());
+  }
+}
+
 }  // namespace
 }  // namespace ejob::render::helm
