@@ -3,6 +3,7 @@
 // plural, toString, join, split*, toStrings, abbrev*, wrap*.
 #include <unistd.h>
 
+#include <algorithm>
 #include <atomic>
 #include <string>
 #include <string_view>
@@ -41,6 +42,26 @@ std::string go_slice(const std::string& s, int64_t lo, int64_t hi) {
 
 std::atomic<std::int64_t> g_max_string_bytes{0};  // 0: not asked yet
 
+/// Refuses a string of `bytes` over max_string_bytes(), where Helm's Go would die.
+void refuse_larger_than_memory(int64_t bytes) {
+  if (bytes > max_string_bytes())
+    throw FuncError{"runtime: out of memory: a string of " + std::to_string(bytes) +
+                    " bytes is more than this machine's memory"};
+}
+
+/// How many times strings.Replace(s, from, …, -1) replaces: after each rune and at the start
+/// for an empty `from`.
+int64_t replacements(std::string_view s, std::string_view from) {
+  int64_t n = 0;
+  if (from.empty()) {
+    for (; !s.empty(); ++n) s.remove_prefix(decode_rune(s).width);
+    return n + 1;
+  }
+  for (size_t hit = s.find(from); hit != std::string_view::npos; hit = s.find(from, hit))
+    ++n, hit += from.size();
+  return n;
+}
+
 std::string go_repeat(std::string_view s, int64_t count) {
   if (count < 0) throw FuncError{"strings: negative Repeat count"};
   if (count == 0 || s.empty()) return "";
@@ -51,10 +72,7 @@ std::string go_repeat(std::string_view s, int64_t count) {
   // the runtime's maxAlloc (2^48 on amd64) and whose panic names the length, not the capacity.
   if (static_cast<int64_t>(s.size()) * count > (int64_t{1} << 48))
     throw FuncError{"runtime error: makeslice: len out of range"};
-  if (static_cast<int64_t>(s.size()) * count > max_string_bytes())
-    throw FuncError{"runtime: out of memory: a string of " +
-                    std::to_string(static_cast<int64_t>(s.size()) * count) +
-                    " bytes is more than this machine's memory"};
+  refuse_larger_than_memory(static_cast<int64_t>(s.size()) * count);
   std::string out;
   out.reserve(s.size() * static_cast<size_t>(count));
   for (int64_t i = 0; i < count; ++i) out += s;
@@ -63,6 +81,13 @@ std::string go_repeat(std::string_view s, int64_t count) {
 
 /// strings.Replace(s, old, new, -1).
 std::string replace_all(std::string_view s, std::string_view from, std::string_view to) {
+  if (to.size() > from.size()) {  // indent's and nindent's pad after each newline, a replace
+    const auto growth = static_cast<int64_t>(to.size() - from.size());
+    const int64_t n = replacements(s, from);
+    refuse_larger_than_memory(n > (INT64_MAX - static_cast<int64_t>(s.size())) / growth
+                                  ? INT64_MAX
+                                  : static_cast<int64_t>(s.size()) + n * growth);
+  }
   std::string out;
   if (from.empty()) {
     // An empty old string matches at the start and after each rune.
@@ -201,6 +226,10 @@ std::string wrap_custom(const std::string& str, int64_t width, std::string nl, b
 
 std::string indent(int64_t spaces, const std::string& s) {
   std::string pad = go_repeat(" ", spaces);
+  const auto lines = static_cast<int64_t>(std::count(s.begin(), s.end(), '\n')) + 1;
+  refuse_larger_than_memory(spaces > (INT64_MAX - static_cast<int64_t>(s.size())) / lines
+                                ? INT64_MAX
+                                : static_cast<int64_t>(s.size()) + spaces * lines);
   return pad + replace_all(s, "\n", "\n" + pad);
 }
 

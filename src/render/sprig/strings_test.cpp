@@ -51,6 +51,15 @@ TEST_CASE("sprig: a string larger than the machine's memory is refused, not allo
   set_max_string_bytes(1000);
   CHECK(error_of("repeat", {I(1001), S("a")}).rfind("runtime: out of memory", 0) == 0);
   CHECK(show("repeat", {I(1000), S("a")}).size() == 1000);
+  // Found by the template fuzzer with a core of its own: each pad under the limit, the result
+  // (a pad after every newline) over it.
+  CHECK(error_of("indent", {I(300), S("a\nb\nc\nd")}) ==
+        "runtime: out of memory: a string of 1207 bytes is more than this machine's memory");
+  CHECK(show("indent", {I(200), S("a\nb\nc\nd")}).size() == 807);
+  CHECK(error_of("replace", {S("a"), S(std::string(600, 'x')), S("aa")}) ==
+        "runtime: out of memory: a string of 1200 bytes is more than this machine's memory");
+  CHECK(error_of("replace", {S(""), S(std::string(400, 'x')), S("ab")})
+            .rfind("runtime: out of memory: a string of 1202 bytes", 0) == 0);
   set_max_string_bytes(machine);
 }
 
