@@ -49,6 +49,13 @@ void refuse_larger_than_memory(int64_t bytes) {
                     " bytes is more than this machine's memory"};
 }
 
+/// Refuses `s` grown by `growth` bytes `count` times (a sum past int64 is over any limit).
+void refuse_grown_larger_than_memory(std::string_view s, int64_t count, int64_t growth) {
+  const auto size = static_cast<int64_t>(s.size());
+  refuse_larger_than_memory(
+      growth > 0 && count > (INT64_MAX - size) / growth ? INT64_MAX : size + count * growth);
+}
+
 /// How many times strings.Replace(s, from, …, -1) replaces: after each rune and at the start
 /// for an empty `from`.
 int64_t replacements(std::string_view s, std::string_view from) {
@@ -81,13 +88,6 @@ std::string go_repeat(std::string_view s, int64_t count) {
 
 /// strings.Replace(s, old, new, -1).
 std::string replace_all(std::string_view s, std::string_view from, std::string_view to) {
-  if (to.size() > from.size()) {  // indent's and nindent's pad after each newline, a replace
-    const auto growth = static_cast<int64_t>(to.size() - from.size());
-    const int64_t n = replacements(s, from);
-    refuse_larger_than_memory(n > (INT64_MAX - static_cast<int64_t>(s.size())) / growth
-                                  ? INT64_MAX
-                                  : static_cast<int64_t>(s.size()) + n * growth);
-  }
   std::string out;
   if (from.empty()) {
     // An empty old string matches at the start and after each rune.
@@ -224,12 +224,18 @@ std::string wrap_custom(const std::string& str, int64_t width, std::string nl, b
   return out;
 }
 
+/// Sprig's replace: replace_all, refused before it is built when its result is over the limit.
+std::string replace_checked(std::string_view s, std::string_view from, std::string_view to) {
+  if (to.size() > from.size())
+    refuse_grown_larger_than_memory(s, replacements(s, from),
+                                    static_cast<int64_t>(to.size() - from.size()));
+  return replace_all(s, from, to);
+}
+
 std::string indent(int64_t spaces, const std::string& s) {
   std::string pad = go_repeat(" ", spaces);
-  const auto lines = static_cast<int64_t>(std::count(s.begin(), s.end(), '\n')) + 1;
-  refuse_larger_than_memory(spaces > (INT64_MAX - static_cast<int64_t>(s.size())) / lines
-                                ? INT64_MAX
-                                : static_cast<int64_t>(s.size()) + spaces * lines);
+  // The pad at the start and after every newline, checked before building any of it.
+  refuse_grown_larger_than_memory(s, std::count(s.begin(), s.end(), '\n') + 1, spaces);
   return pad + replace_all(s, "\n", "\n" + pad);
 }
 
@@ -333,9 +339,10 @@ void add_layout(FuncMap& map) {
   map.add("nindent", fn({P::Int, P::String}, [](const FuncArgs& a) {
             return string_value("\n" + indent(a[0].as_int(), string_arg(a, 1)));
           }));
-  map.add("replace", fn({P::String, P::String, P::String}, [](const FuncArgs& a) {
-            return string_value(replace_all(string_arg(a, 2), string_arg(a, 0), string_arg(a, 1)));
-          }));
+  map.add(
+      "replace", fn({P::String, P::String, P::String}, [](const FuncArgs& a) {
+        return string_value(replace_checked(string_arg(a, 2), string_arg(a, 0), string_arg(a, 1)));
+      }));
   map.add("plural", fn({P::String, P::String, P::Int}, [](const FuncArgs& a) {
             return string_value(a[2].as_int() == 1 ? string_arg(a, 0) : string_arg(a, 1));
           }));
