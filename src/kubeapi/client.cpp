@@ -220,8 +220,9 @@ std::optional<Json> Client::try_get(const ResourceInfo& res, const std::string& 
   Response r = m_transport.send({Method::Get, path(res, ns, name)});
   if (r.status == 404) return std::nullopt;
   if (r.status < 200 || r.status >= 300) throw error_from_status(r.status, r.body);
-  Json doc = parse_json(r.body, "GET " + path(res, ns, name));
-  check_object_shape(doc, "GET " + path(res, ns, name));
+  const std::string what = "GET " + path(res, ns, name);
+  Json doc = parse_json(r.body, what);
+  check_object_shape(doc, what);
   return doc;
 }
 

@@ -1,5 +1,6 @@
 #include "src/kubeapi/object_shape.hpp"
 
+#include <iterator>
 #include <string_view>
 #include <vector>
 
@@ -152,8 +153,13 @@ void check_object_shape(Json& object, const std::string& what, const std::string
   }
   // A Status (what an eviction or a delete answers) has a string where objects have a status.
   if (auto kind = object.find("kind"); kind != object.end() && *kind == "Status") return;
-  for (const Field& f : k_fields)
-    ShapeCheck(what, f.want).walk(object, steps_of(f.path), 0, prefix);
+  static const std::vector<std::vector<std::string_view>> k_steps = [] {
+    std::vector<std::vector<std::string_view>> all;
+    for (const Field& f : k_fields) all.push_back(steps_of(f.path));
+    return all;
+  }();
+  for (size_t f = 0; f < std::size(k_fields); ++f)
+    ShapeCheck(what, k_fields[f].want).walk(object, k_steps[f], 0, prefix);
   // Readers write obj["metadata"] on a const object, defined only when the key is there.
   if (!object.contains("metadata")) object["metadata"] = Json::object();
 }
