@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "src/render/go/fmt.hpp"
+#include "src/render/go/utf8.hpp"
 #include "src/render/yaml/scalar.hpp"
 
 namespace ejob::render::yaml {
@@ -30,6 +31,19 @@ struct Line {
   std::string_view text;
   [[nodiscard]] bool insignificant() const { return text.empty() || text[0] == '#'; }
 };
+
+/// The width of the non-ASCII character at the start of `t`, when go-yaml reads it as any
+/// other printable character. Declines invalid UTF-8 and what go-yaml's reader refuses (C1
+/// controls, U+FFFE, U+FFFF) or its scanner treats apart: NEL, LS and PS are line breaks, and
+/// a BOM at the start of a line is skipped.
+size_t plain_rune_width(std::string_view t) {
+  const go::Rune r = go::decode_rune(t);
+  const bool printable = (r.r >= 0xA0 && r.r <= 0xD7FF && r.r != 0x2028 && r.r != 0x2029) ||
+                         (r.r >= 0xE000 && r.r <= 0xFFFD && r.r != 0xFEFF) ||
+                         (r.r >= 0x10000 && r.r <= 0x10FFFF);
+  if (!r.valid() || !printable) decline();
+  return r.width;
+}
 
 bool is_dash(std::string_view t) { return t[0] == '-' && (t.size() == 1 || t[1] == ' '); }
 
@@ -102,9 +116,10 @@ std::string quoted(std::string_view t, size_t& end) {
 /// A plain scalar's text: up to a comment, without trailing spaces.
 std::string_view plain(std::string_view t) {
   constexpr std::string_view k_indicators = "-?:,[]{}#&*!|>'\"%@`";
-  if (k_indicators.find(t[0]) != std::string_view::npos &&
-      !(t[0] == '-' && t.size() > 1 && t[1] != ' '))
-    decline();
+  // `-`, `?` and `:` start a plain scalar when a non-space follows (`:8080`, `-x`)
+  const bool starts_plain =
+      (t[0] == '-' || t[0] == '?' || t[0] == ':') && t.size() > 1 && t[1] != ' ';
+  if (k_indicators.find(t[0]) != std::string_view::npos && !starts_plain) decline();
   size_t end = t.size();
   for (size_t i = 0; i < t.size(); ++i) {
     if (t[i] == ':' && (i + 1 == t.size() || t[i + 1] == ' ')) decline();
@@ -212,9 +227,10 @@ class Parser {
   size_t m_pos = 0;
 
   void add_line(std::string_view raw) {
-    for (char c : raw) {
-      auto u = static_cast<unsigned char>(c);
-      if (u < 0x20 || u >= 0x7F) decline();  // tabs, CR, control and non-ASCII bytes
+    for (size_t i = 0; i < raw.size(); ++i) {
+      auto u = static_cast<unsigned char>(raw[i]);
+      if (u < 0x20 || u == 0x7F) decline();  // tabs, CR and control bytes
+      if (u > 0x7F) i += plain_rune_width(raw.substr(i)) - 1;
     }
     size_t indent = raw.find_first_not_of(' ');
     if (indent == std::string_view::npos) indent = raw.size();

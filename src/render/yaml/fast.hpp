@@ -1,10 +1,12 @@
 #pragma once
 /// A fast path for the YAML that charts and rendered manifests are made of: block mappings and
-/// sequences of single-line plain or quoted scalars (double-quoted ones with the escapes that
-/// JSON and Go's %q print: toJson | quote), `{}`/`[]`, literal block scalars (`|`, `|-`) and
-/// comments. It gives exactly what load.hpp's decode gives for such text, and declines
-/// (std::nullopt) anything else — flow collections, anchors, tags, multi-line plain or quoted
-/// scalars, other escapes, tabs, non-ASCII bytes, document markers, errors of any kind — so
+/// sequences of plain or quoted scalars (double-quoted ones on one line, with the escapes that
+/// JSON and Go's %q print: toJson | quote; plain and single-quoted ones also wrapped over lines,
+/// as controller-gen writes CRDs), `{}`/`[]`, literal block scalars (`|`, `|-`) and comments,
+/// in ASCII or in UTF-8 that go-yaml reads as printable text. It gives exactly what load.hpp's
+/// decode gives for such text, and declines (std::nullopt) anything else — flow collections,
+/// anchors, tags, multi-line double-quoted scalars, other escapes, tabs, invalid UTF-8, control
+/// characters and the line breaks NEL, LS and PS, document markers, errors of any kind — so
 /// the full parser handles every case where the two could differ, errors included.
 
 #include <optional>

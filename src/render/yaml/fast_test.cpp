@@ -90,6 +90,16 @@ const std::vector<std::string> k_accepted = {
     "a: true\n  x\nb: 1\n  2\n",
     "d: a duration (e.g.\n  \"2m\", \"1h\")\ne: it\n  'is'\n",
     "f: like `kubectl apply\n  --dry-run` and\n  -1\n",
+    "a: caf\xc3\xa9\n",
+    "# \xe2\x80\x9cquoted\xe2\x80\x9d \xe2\x80\x94 \xe2\x9a\xa0\xef\xb8\x8f\na: b  # "
+    "\xe2\x80\x99\n",
+    "k\xc3\xa9y: v\xc3\xa9\nl:\n- \xe2\x8c\x8a(n-1)/2\xe2\x8c\x8b\n",
+    "a: '\xe2\x9c\xa8 x'\nb: \"\xc3\xa9\"\n\"\xc3\xa9\": 1\n",
+    "a: |\n  caf\xc3\xa9\n  \xf0\x9f\x9a\x80\n",
+    "a: x\xc2\xa0\nb: \xef\xbf\xbd\n",
+    "d: a long\n  caf\xc3\xa9 text\n",
+    "a: :8080\nb: ?x\nc: -y\n:k: 1\n?q: 2\n",
+    "- :x\n- ?y\n",
 };
 
 const std::vector<std::string> k_declined = {
@@ -140,13 +150,27 @@ const std::vector<std::string> k_declined = {
     "a: .inf\n",
     "? a\n: b\n",
     "a: @x\n",
-    "a: caf\xc3\xa9\n",
     "~: 1\n",
     "a: |\n\n  x\n",
     "a: |\n  x\n   \n",
     "- - a\n",
     "key : v\n",
     "a: 'x' y\n",
+    "a: x\xc2\x85y\n",
+    "a: x\xe2\x80\xa8y\n",
+    "a: x\xe2\x80\xa9y\n",
+    "\xef\xbb\xbf"
+    "a: 1\n",
+    "a: \xef\xbb\xbfx\n",
+    "a: \xc2\x80\n",
+    "a: \xff\n",
+    "a: \xc3\n",
+    "a: x\xc3\n",
+    "a: \xef\xbf\xbe\n",
+    "a: \xed\xa0\x80\n",
+    "a: \x7f\n",
+    ": x\n",
+    "a: : x\n",
 };
 
 TEST_CASE("yaml_fast: the simple subset gives what the full parser gives") {
