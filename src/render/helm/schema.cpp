@@ -158,6 +158,23 @@ std::string display(const Value& v) {
   }
 }
 
+/// An instance location as the validator goes down: each step names its parent, so going
+/// into a property or an item copies nothing until a problem is reported there.
+struct Where {
+  const Where* up = nullptr;         ///< null at the root
+  std::string_view key;              ///< a property's name, or
+  size_t index = std::string::npos;  ///< an item's index
+
+  /// The location's tokens, outermost first.
+  std::vector<std::string> tokens() const {
+    std::vector<std::string> out;
+    for (const Where* w = this; w->up != nullptr; w = w->up)
+      out.push_back(w->index != std::string::npos ? std::to_string(w->index) : std::string(w->key));
+    std::reverse(out.begin(), out.end());
+    return out;
+  }
+};
+
 /// v6's ValidationError: where in the values, the kind's text and the errors under it.
 struct Problem {
   std::vector<std::string> where;  ///< instance location, one token per step
@@ -170,22 +187,28 @@ using Outcome = std::optional<Problem>;  ///< nullopt: valid
 
 /// The errors of one schema against one value, folded as v6's validator.validate does.
 struct Errors {
+  bool quiet = false;  ///< only whether there are problems matters, not what they say
   std::vector<Problem> list;
   /// What was evaluated, for unevaluatedProperties/Items: property names of an object,
   /// indexes (decimal) of an array.
   std::set<std::string> evaluated;
 
-  void add(const std::vector<std::string>& where, std::string text,
-           std::vector<Problem> causes = {}) {
-    list.push_back(Problem{where, std::move(text), std::move(causes)});
+  void add(const Where& where, std::string text, std::vector<Problem> causes = {}) {
+    list.push_back(quiet ? Problem{} : Problem{where.tokens(), std::move(text), std::move(causes)});
+  }
+  /// The same with a text that is made only when it will be read.
+  template <typename Text, typename = std::enable_if_t<std::is_invocable_v<Text>>>
+  void add(const Where& where, Text&& text, std::vector<Problem> causes = {}) {
+    list.push_back(quiet ? Problem{} : Problem{where.tokens(), text(), std::move(causes)});
   }
   void add(Outcome o) {
     if (o) list.push_back(std::move(*o));
   }
-  Outcome fold(const std::vector<std::string>& where) {
+  Outcome fold(const Where& where) {
     if (list.empty()) return std::nullopt;
     if (list.size() == 1) return std::move(list[0]);
-    return Problem{where, "validation failed", std::move(list)};
+    if (quiet) return Problem{};
+    return Problem{where.tokens(), "validation failed", std::move(list)};
   }
 };
 
@@ -229,17 +252,17 @@ class Validator {
 
   /// Validate() of a compiled schema: its problems, a group unfolded.
   std::vector<Problem> run(const SchemaNode& root, const Value& values) {
-    Outcome o = validate(*root.value, values, {});
+    Outcome o = validate(*root.value, values, Where{});
     return o ? causes_of(std::move(*o)) : std::vector<Problem>{};
   }
 
  private:
   struct Node {
-    const Map& s;
     const Value& v;
-    const std::vector<std::string>& where;
+    const Where& where;
     const SchemaNode& at;
     int draft;
+    const Value* operator[](Keyword k) const { return at.get(k); }
   };
 
   /// v6's scope: a schema being applied, the value it is applied to (the same value keeps
@@ -277,11 +300,11 @@ class Validator {
 
   /// One schema against one value; `evaluated` gets the property names it evaluated when
   /// the value is valid (v6's uneval.merge).
-  Outcome validate(const Value& schema, const Value& v, const std::vector<std::string>& where,
+  Outcome validate(const Value& schema, const Value& v, const Where& where,
                    std::set<std::string>* evaluated = nullptr, std::string_view ref = {}) {
     if (schema.is_bool()) {
       if (schema.as_bool()) return std::nullopt;
-      return Problem{where, "false schema", {}};
+      return problem(where, [] { return "false schema"; });
     }
     if (!schema.is_map() || schema.as_map().empty()) return std::nullopt;  // {} is true
     const SchemaNode* const outer_meta = m_meta;
@@ -290,16 +313,15 @@ class Validator {
                           outer_meta};  // braces: clang 14 has no C++20 paren-init of aggregates
     Enter scope(*this, at, v, ref);
     if (Outcome cycle = ref_cycle(where)) return cycle;
-    return apply(Node{at.keywords ? *at.keywords : at.value->as_map(), v, where, at, at.draft()},
-                 evaluated);
+    return apply(Node{v, where, at, at.draft()}, evaluated);
   }
 
   /// The keywords of one schema on one value, in v6's order, after the cycle check.
   Outcome apply(const Node& n, std::set<std::string>* evaluated) {
-    const std::vector<std::string>& where = n.where;
+    const Where& where = n.where;
     if (Outcome early = assertions(n)) return early;
-    Errors errs;
-    if (const SchemaNode* target = m_set.target(*n.at.value, "$ref")) {
+    Errors errs{m_quiet > 0};
+    if (const SchemaNode* target = n.at.ref) {
       Outcome r = reference(*target, n, errs.evaluated, "$ref");
       if (n.draft < 2019) return finish(std::move(errs), r, where, evaluated);
       errs.add(std::move(r));
@@ -325,9 +347,9 @@ class Validator {
   /// handleMeta: checking a document against metaschemas, the metaschema root applied at a
   /// resource of the document with a dialect of its own is that dialect's metaschema (for the
   /// subtree: m_meta follows).
-  const SchemaNode& dialect_of(const SchemaNode& node, const std::vector<std::string>& where) {
-    if (m_meta == nullptr || &node != m_meta) return node;
-    auto it = m_dialects.find(pointer(where));
+  const SchemaNode& dialect_of(const SchemaNode& node, const Where& where) {
+    if (m_meta == nullptr || &node != m_meta || m_dialects.empty()) return node;
+    auto it = m_dialects.find(pointer(where.tokens()));
     if (it == m_dialects.end()) return node;
     m_meta = it->second;
     return *it->second;
@@ -343,14 +365,15 @@ class Validator {
 
   /// scope.checkCycle: the schema now entered is already applied to this same value further
   /// out (`$ref`s that lead back without consuming anything).
-  Outcome ref_cycle(const std::vector<std::string>& where) const {
+  Outcome ref_cycle(const Where& where) const {
     const Scope& top = m_scopes.back();
     for (size_t i = m_scopes.size() - 1; i-- > 0;) {
       if (m_scopes[i].vid != top.vid) break;
       if (m_scopes[i].node != top.node) continue;
-      return Problem{where, "both " + keyword_location(m_scopes.size() - 1) + " and " +
-                                keyword_location(i) + " resolve to " +
-                                go_quote(top.node->location()) + " causing reference cycle"};
+      return Problem{where.tokens(), "both " + keyword_location(m_scopes.size() - 1) + " and " +
+                                         keyword_location(i) + " resolve to " +
+                                         go_quote(top.node->location()) +
+                                         " causing reference cycle"};
     }
     return std::nullopt;
   }
@@ -374,7 +397,7 @@ class Validator {
   /// validateRefs (2019-09 on): `$recursiveRef` to the outermost scope whose resource has
   /// `$recursiveAnchor`, `$dynamicRef` to the outermost resource with that dynamic anchor.
   void dynamic_refs(const Node& n, Errors& errs) {
-    if (const SchemaNode* target = m_set.target(*n.at.value, "$recursiveRef")) {
+    if (const SchemaNode* target = n.at.recursive_ref) {
       if (recursive_anchor(*target->value))
         for (const Scope& sc : m_scopes)
           if (recursive_anchor(*m_set.node(*resource_root(*sc.node))->value)) {
@@ -383,9 +406,9 @@ class Validator {
           }
       errs.add(reference(*target, n, errs.evaluated, "$recursiveRef"));
     }
-    const SchemaNode* target = m_set.target(*n.at.value, "$dynamicRef");
+    const SchemaNode* target = n.at.dynamic_ref;
     if (target == nullptr) return;
-    const std::string anchor = dynamic_anchor_of(*get(n.s, "$dynamicRef"));
+    const std::string anchor = dynamic_anchor_of(*n[Keyword::DynamicRef]);
     const Value* own =
         target->value->is_map() ? get(target->value->as_map(), "$dynamicAnchor") : nullptr;
     if (!anchor.empty() && own != nullptr && own->is_string() && own->as_string() == anchor)
@@ -418,7 +441,7 @@ class Validator {
     return frag.empty() || frag[0] == '/' ? "" : frag;
   }
 
-  static Outcome finish(Errors errs, Outcome ref, const std::vector<std::string>& where,
+  static Outcome finish(Errors errs, Outcome ref, const Where& where,
                         std::set<std::string>* evaluated) {
     if (ref) errs.add(std::move(ref));
     Outcome o = errs.fold(where);
@@ -429,25 +452,52 @@ class Validator {
   /// type, const, enum and format: the first that fails is the value's only error.
   Outcome assertions(const Node& n) {
     if (Outcome t = type(n)) return t;
-    if (const Value* c = get(n.s, "const"); c != nullptr && n.draft >= 6) {
-      if (canonical_json(n.v) != canonical_json(*c))
-        return Problem{n.where,
-                       c->is_list() || c->is_map() ? "const failed" : "value must be " + shown(*c)};
+    if (const Value* c = n[Keyword::Const]; c != nullptr && n.draft >= 6) {
+      if (!same_json(n.v, *c))
+        return problem(n.where, [&] {
+          return c->is_list() || c->is_map() ? "const failed" : "value must be " + shown(*c);
+        });
     }
-    if (const Value* e = get(n.s, "enum"); e != nullptr && e->is_list()) {
-      const std::string have = canonical_json(n.v);
-      bool primitive = true;
-      std::vector<std::string> want;
-      for (const Value& x : e->as_list()) {
-        if (canonical_json(x) == have) return format(n);
-        primitive = primitive && !x.is_list() && !x.is_map();
-        want.push_back(shown(x));
-      }
-      if (!primitive) return Problem{n.where, "enum failed"};
-      if (want.size() == 1) return Problem{n.where, "value must be " + want[0]};
-      return Problem{n.where, "value must be one of " + join(want, ", ")};
+    if (const Value* e = n[Keyword::Enum]; e != nullptr && e->is_list()) {
+      const List& options = e->as_list();
+      if (std::any_of(options.begin(), options.end(),
+                      [&](const Value& x) { return same_json(n.v, x); }))
+        return format(n);
+      return problem(n.where, [&]() -> std::string {
+        std::vector<std::string> want;
+        for (const Value& x : options) {
+          if (x.is_list() || x.is_map()) return "enum failed";
+          want.push_back(shown(x));
+        }
+        if (want.size() == 1) return "value must be " + want[0];
+        return "value must be one of " + join(want, ", ");
+      });
     }
     return format(n);
+  }
+
+  /// Whether two values are equal as v6 compares them (their canonical JSON): two strings
+  /// without a byte past ASCII compare as they are, without encoding them.
+  bool same_json(const Value& a, const Value& b) {
+    if (a.is_string() && b.is_string()) {
+      const std::string& x = a.as_string();
+      const std::string& y = b.as_string();
+      if (x == y) return true;
+      auto ascii = [](const std::string& t) {
+        return std::all_of(t.begin(), t.end(),
+                           [](char c) { return static_cast<unsigned char>(c) < 0x80; });
+      };
+      if (ascii(x) && ascii(y)) return false;
+    }
+    return canonical_json(a) == canonical_json(b);
+  }
+
+  /// A problem at `where`; its text is made only where someone will read it (not while
+  /// validating quietly).
+  template <typename Text>
+  Problem problem(const Where& where, Text&& text) const {
+    if (m_quiet > 0) return Problem{};
+    return Problem{where.tokens(), std::string(text())};
   }
 
   /// kind.display of a schema's own value: a number as the schema wrote it (json.Number).
@@ -458,27 +508,29 @@ class Validator {
 
   /// `got number, want integer or string`: the wanted types in v6's fixed order; every
   /// number is `number` (an integral one still matches `integer`).
-  static Outcome type(const Node& n) {
-    const Value* t = get(n.s, "type");
+  Outcome type(const Node& n) const {
+    const Value* t = n[Keyword::Type];
     if (t == nullptr) return std::nullopt;
-    std::vector<std::string> named;
-    if (t->is_string()) named.push_back(t->as_string());
-    if (t->is_list())
-      for (const Value& x : t->as_list())
-        if (x.is_string()) named.push_back(x.as_string());
     static constexpr std::array<std::string_view, 7> k_order = {
         "null", "boolean", "number", "integer", "string", "array", "object"};
-    std::vector<std::string> want;
-    for (std::string_view name : k_order)
-      if (std::find(named.begin(), named.end(), name) != named.end()) want.emplace_back(name);
-    if (want.empty()) return std::nullopt;
+    auto bit = [&](std::string_view name) {
+      auto it = std::find(k_order.begin(), k_order.end(), name);
+      return it == k_order.end() ? 0U : 1U << (it - k_order.begin());
+    };
+    unsigned want = 0;  // bit i: k_order[i] is named
+    if (t->is_string()) want |= bit(t->as_string());
+    if (t->is_list())
+      for (const Value& x : t->as_list())
+        if (x.is_string()) want |= bit(x.as_string());
+    if (want == 0) return std::nullopt;
     const JsonType jt = json_type(n.v);
     std::string got = jt == JsonType::Integer ? "number" : type_name(jt);
-    auto has = [&](std::string_view x) {
-      return std::find(want.begin(), want.end(), x) != want.end();
-    };
-    if (has(got) || (jt == JsonType::Integer && has("integer"))) return std::nullopt;
-    return Problem{n.where, "got " + got + ", want " + join(want, " or ")};
+    if ((want & bit(got)) != 0 || (jt == JsonType::Integer && (want & bit("integer")) != 0))
+      return std::nullopt;
+    std::vector<std::string_view> wanted;
+    for (size_t i = 0; i < k_order.size(); ++i)
+      if ((want & (1U << i)) != 0) wanted.push_back(k_order[i]);
+    return problem(n.where, [&] { return "got " + got + ", want " + join(wanted, " or "); });
   }
 
   static std::string type_name(JsonType t) {
@@ -494,9 +546,13 @@ class Validator {
     }
   }
 
-  static std::string join(const std::vector<std::string>& v, std::string_view sep) {
+  template <typename Text>
+  static std::string join(const std::vector<Text>& v, std::string_view sep) {
     std::string out;
-    for (size_t i = 0; i < v.size(); ++i) out += (i > 0 ? std::string(sep) : "") + v[i];
+    for (size_t i = 0; i < v.size(); ++i) {
+      if (i > 0) out += sep;
+      out += v[i];
+    }
     return out;
   }
 
@@ -504,13 +560,14 @@ class Validator {
   /// and 2020-12 metaschemas do not require the format-assertion vocabulary), and always in
   /// the metaschemas (v6 compiles them with AssertFormat). Every checker of v6 passes a
   /// non-string; kind.Format prints the checker's reason after a colon.
-  static Outcome format(const Node& n) {
-    const Value* f = get(n.s, "format");
+  Outcome format(const Node& n) const {
+    const Value* f = n[Keyword::Format];
     if (!asserts_format(n) || f == nullptr || !f->is_string() || !n.v.is_string())
       return std::nullopt;
     const auto why = format_error(f->as_string(), n.v.as_string());
     if (!why) return std::nullopt;
-    return Problem{n.where, display(n.v) + " is not valid " + f->as_string() + ": " + *why};
+    return problem(n.where,
+                   [&] { return display(n.v) + " is not valid " + f->as_string() + ": " + *why; });
   }
 
   /// objCompiler.assertFormat: drafts 4-7, the metaschemas, and a custom metaschema that
@@ -526,22 +583,17 @@ class Validator {
                     std::string_view keyword) {
     Outcome o = validate(*target.value, n.v, n.where, &evaluated, keyword);
     if (!o) return std::nullopt;
-    Problem p{n.where, "validation failed", causes_of(std::move(*o)), true};
+    if (m_quiet > 0) return Problem{};
+    Problem p{n.where.tokens(), "validation failed", causes_of(std::move(*o)), true};
     return p;
   }
 
-  static std::vector<std::string> strings_of(const Value* list) {
+  /// The names in a list of a schema (`required`, a `dependencies` list) that `m` lacks.
+  static std::vector<std::string> missing(const Map& m, const Value* names) {
     std::vector<std::string> out;
-    if (list != nullptr && list->is_list())
-      for (const Value& x : list->as_list())
-        if (x.is_string()) out.push_back(x.as_string());
-    return out;
-  }
-
-  static std::vector<std::string> missing(const Map& m, const std::vector<std::string>& names) {
-    std::vector<std::string> out;
-    for (const std::string& name : names)
-      if (m.find(name) == m.end()) out.push_back(name);
+    if (names != nullptr && names->is_list())
+      for (const Value& x : names->as_list())
+        if (x.is_string() && m.find(x.as_string()) == m.end()) out.push_back(x.as_string());
     return out;
   }
 
@@ -551,59 +603,59 @@ class Validator {
     return join(q, ", ");
   }
 
-  static std::vector<std::string> child(const std::vector<std::string>& where, std::string tok) {
-    std::vector<std::string> out = where;
-    out.push_back(std::move(tok));
-    return out;
-  }
+  static Where child(const Where& where, std::string_view key) { return Where{&where, key}; }
+  static Where item(const Where& where, size_t index) { return Where{&where, {}, index}; }
 
   /// objValidate. Where v6 walks a Go map (the value's keys, patternProperties,
   /// dependencies, dependentRequired/Schemas) its order is random; ours is sorted by name.
   void object(const Node& n, Errors& errs) {
     const Map& m = n.v.as_map();
-    if (const Value* v = get(n.s, "minProperties");
+    if (const Value* v = n[Keyword::MinProperties];
         v != nullptr && static_cast<double>(m.size()) < number_of(*v))
       errs.add(n.where, "minProperties: got " + count_text(static_cast<double>(m.size())) +
                             ", want " + count_text(number_of(*v)));
-    if (const Value* v = get(n.s, "maxProperties");
+    if (const Value* v = n[Keyword::MaxProperties];
         v != nullptr && static_cast<double>(m.size()) > number_of(*v))
       errs.add(n.where, "maxProperties: got " + count_text(static_cast<double>(m.size())) +
                             ", want " + count_text(number_of(*v)));
-    if (auto gone = missing(m, strings_of(get(n.s, "required"))); !gone.empty())
-      errs.add(n.where, gone.size() == 1 ? "missing property " + kind_quote(gone[0])
-                                         : "missing properties " + quoted_list(gone));
-    dependencies(n, "dependencies", errs);
+    if (auto gone = missing(m, n[Keyword::Required]); !gone.empty())
+      errs.add(n.where, [&] {
+        return gone.size() == 1 ? "missing property " + kind_quote(gone[0])
+                                : "missing properties " + quoted_list(gone);
+      });
+    dependencies(n, Keyword::Dependencies, errs);
     properties(n, errs);
     if (n.draft == 4) return;
-    if (const Value* names = get(n.s, "propertyNames"); names != nullptr) {
+    if (const Value* names = n[Keyword::PropertyNames]; names != nullptr) {
       for (const auto& [key, _] : m) {
         // v6 validates a name as a document of its own (a fresh scope for its cycle check)
         std::vector<Scope> outer;
         std::swap(outer, m_scopes);
-        Outcome o = validate(*names, Value::string(key), {});
+        Outcome o = validate(*names, Value::string(key), Where{});
         std::swap(outer, m_scopes);
-        if (o) errs.add({}, "invalid propertyName " + kind_quote(key), causes_of(std::move(*o)));
+        if (o)
+          errs.add(Where{}, "invalid propertyName " + kind_quote(key), causes_of(std::move(*o)));
       }
     }
     if (n.draft == 6 || n.draft == 7) return;
-    if (const Value* deps = get(n.s, "dependentSchemas"); deps != nullptr && deps->is_map())
+    if (const Value* deps = n[Keyword::DependentSchemas]; deps != nullptr && deps->is_map())
       for (const auto& [key, schema] : deps->as_map())
         if (m.count(key) > 0) errs.add(validate(schema, n.v, n.where, &errs.evaluated));
-    dependencies(n, "dependentRequired", errs);
+    dependencies(n, Keyword::DependentRequired, errs);
   }
 
   /// `dependencies` (every draft: a list of names or a schema) and `dependentRequired`.
-  void dependencies(const Node& n, std::string_view keyword, Errors& errs) {
-    const Value* deps = get(n.s, keyword);
+  void dependencies(const Node& n, Keyword keyword, Errors& errs) {
+    const Value* deps = n[keyword];
     if (deps == nullptr || !deps->is_map()) return;
     const Map& m = n.v.as_map();
     for (const auto& [key, dep] : deps->as_map()) {
       if (m.count(key) == 0) continue;
       if (dep.is_list()) {
-        if (auto gone = missing(m, strings_of(&dep)); !gone.empty())
+        if (auto gone = missing(m, &dep); !gone.empty())
           errs.add(n.where, "properties " + quoted_list(gone) + " required, if " + kind_quote(key) +
                                 " exists");
-      } else if (keyword == "dependencies") {
+      } else if (keyword == Keyword::Dependencies) {
         errs.add(validate(dep, n.v, n.where, &errs.evaluated));
       }
     }
@@ -612,9 +664,9 @@ class Validator {
   /// properties, patternProperties and additionalProperties, key by key; the keys that
   /// additionalProperties: false refuses make one problem after the walk.
   void properties(const Node& n, Errors& errs) {
-    const Value* props = get(n.s, "properties");
-    const Value* patterns = get(n.s, "patternProperties");
-    const Value* additional = get(n.s, "additionalProperties");
+    const Value* props = n[Keyword::Properties];
+    const Value* patterns = n[Keyword::PatternProperties];
+    const Value* additional = n[Keyword::AdditionalProperties];
     std::vector<std::string> refused;
     for (const auto& [key, value] : n.v.as_map()) {
       bool evaluated = false;
@@ -634,25 +686,26 @@ class Validator {
         if (additional->is_bool() && !additional->as_bool()) refused.push_back(key);
         if (additional->is_map()) errs.add(validate(*additional, value, child(n.where, key)));
       }
-      if (evaluated) errs.evaluated.insert(key);
+      if (evaluated && tracking()) errs.evaluated.insert(key);
     }
     if (!refused.empty())
-      errs.add(n.where, "additional properties " + quoted_list(refused) + " not allowed");
+      errs.add(n.where,
+               [&] { return "additional properties " + quoted_list(refused) + " not allowed"; });
   }
 
   /// arrValidate: sizes, uniqueItems, items (the draft's form), contains.
   void array(const Node& n, Errors& errs) {
     const List& items = n.v.as_list();
     const size_t len = items.size();
-    if (const Value* v = get(n.s, "minItems");
+    if (const Value* v = n[Keyword::MinItems];
         v != nullptr && static_cast<double>(len) < number_of(*v))
       errs.add(n.where, "minItems: got " + count_text(static_cast<double>(len)) + ", want " +
                             count_text(number_of(*v)));
-    if (const Value* v = get(n.s, "maxItems");
+    if (const Value* v = n[Keyword::MaxItems];
         v != nullptr && static_cast<double>(len) > number_of(*v))
       errs.add(n.where, "maxItems: got " + count_text(static_cast<double>(len)) + ", want " +
                             count_text(number_of(*v)));
-    if (const Value* u = get(n.s, "uniqueItems"); u != nullptr && u->is_bool() && u->as_bool())
+    if (const Value* u = n[Keyword::UniqueItems]; u != nullptr && u->is_bool() && u->as_bool())
       if (auto pair = duplicates(items))
         errs.add(n.where, "items at " + count_text(static_cast<double>(pair->first)) + " and " +
                               count_text(static_cast<double>(pair->second)) + " are equal");
@@ -677,27 +730,27 @@ class Validator {
   /// additional item by its index among the additional ones (arr[evaluated:]), as here.
   void tuple_items(const Node& n, Errors& errs) {
     const List& items = n.v.as_list();
-    const Value* schemas = get(n.s, "items");
+    const Value* schemas = n[Keyword::Items];
     size_t evaluated = 0;
     if (schemas != nullptr && (schemas->is_map() || schemas->is_bool())) {
       for (size_t i = 0; i < items.size(); ++i)
-        errs.add(validate(*schemas, items[i], child(n.where, std::to_string(i))));
+        errs.add(validate(*schemas, items[i], item(n.where, i)));
       evaluated = items.size();
       mark_items(errs, 0, evaluated);
     } else if (schemas != nullptr && schemas->is_list()) {
       const List& tuple = schemas->as_list();
       evaluated = std::min(tuple.size(), items.size());
       for (size_t i = 0; i < evaluated; ++i)
-        errs.add(validate(tuple[i], items[i], child(n.where, std::to_string(i))));
+        errs.add(validate(tuple[i], items[i], item(n.where, i)));
       mark_items(errs, 0, evaluated);
-      const Value* more = get(n.s, "additionalItems");
+      const Value* more = n[Keyword::AdditionalItems];
       if (more != nullptr) mark_items(errs, evaluated, items.size());
       if (more != nullptr && more->is_bool() && !more->as_bool() && evaluated != items.size())
         errs.add(n.where, "last " + count_text(static_cast<double>(items.size() - evaluated)) +
                               " additionalItem(s) not allowed");
       if (more != nullptr && more->is_map())
         for (size_t i = evaluated; i < items.size(); ++i)
-          errs.add(validate(*more, items[i], child(n.where, std::to_string(i - evaluated))));
+          errs.add(validate(*more, items[i], item(n.where, i - evaluated)));
     }
   }
 
@@ -705,35 +758,41 @@ class Validator {
   void prefix_items(const Node& n, Errors& errs) {
     const List& items = n.v.as_list();
     size_t evaluated = 0;
-    if (const Value* prefix = get(n.s, "prefixItems"); prefix != nullptr && prefix->is_list()) {
+    if (const Value* prefix = n[Keyword::PrefixItems]; prefix != nullptr && prefix->is_list()) {
       evaluated = std::min(prefix->as_list().size(), items.size());
       for (size_t i = 0; i < evaluated; ++i)
-        errs.add(validate(prefix->as_list()[i], items[i], child(n.where, std::to_string(i))));
+        errs.add(validate(prefix->as_list()[i], items[i], item(n.where, i)));
       mark_items(errs, 0, evaluated);
     }
-    const Value* rest = get(n.s, "items");
+    const Value* rest = n[Keyword::Items];
     if (rest != nullptr && (rest->is_map() || rest->is_bool())) {
       // v6 names them by their index among the rest (arr[evaluated:]), as for additionalItems
       for (size_t i = evaluated; i < items.size(); ++i)
-        errs.add(validate(*rest, items[i], child(n.where, std::to_string(i - evaluated))));
+        errs.add(validate(*rest, items[i], item(n.where, i - evaluated)));
       mark_items(errs, evaluated, items.size());
     }
   }
 
-  static void mark_items(Errors& errs, size_t from, size_t to) {
+  void mark_items(Errors& errs, size_t from, size_t to) const {
+    if (!tracking()) return;
     for (size_t i = from; i < to; ++i) errs.evaluated.insert(std::to_string(i));
   }
+
+  /// What was evaluated matters only to unevaluatedItems and unevaluatedProperties: where no
+  /// schema in use has them, nothing is recorded (v6 records it all the same; no outcome
+  /// changes).
+  bool tracking() const { return m_set.uses_unevaluated(); }
 
   /// contains (with minContains/maxContains from 2019-09): the items that fail it are the
   /// causes of `no items match contains schema`.
   void contains(const Node& n, Errors& errs) {
-    const Value* c = get(n.s, "contains");
+    const Value* c = n[Keyword::Contains];
     if (c == nullptr || n.draft < 6) return;
     std::vector<Problem> failed;
     std::vector<size_t> matched;
     const List& items = n.v.as_list();
     for (size_t i = 0; i < items.size(); ++i) {
-      Outcome o = validate(*c, items[i], child(n.where, std::to_string(i)));
+      Outcome o = validate(*c, items[i], item(n.where, i));
       if (o) {
         failed.push_back(std::move(*o));
       } else {
@@ -741,8 +800,8 @@ class Validator {
         if (n.draft >= 2020) mark_items(errs, i, i + 1);  // 2020-12: contains evaluates
       }
     }
-    const Value* min = n.draft >= 2019 ? get(n.s, "minContains") : nullptr;
-    const Value* max = n.draft >= 2019 ? get(n.s, "maxContains") : nullptr;
+    const Value* min = n.draft >= 2019 ? n[Keyword::MinContains] : nullptr;
+    const Value* max = n.draft >= 2019 ? n[Keyword::MaxContains] : nullptr;
     auto at = [&] { return fmt::format("{}", fmt::join(matched, " ")); };
     const std::string found = count_text(static_cast<double>(matched.size()));
     if (min != nullptr && static_cast<double>(matched.size()) < number_of(*min)) {
@@ -766,29 +825,31 @@ class Validator {
     const std::string& str = n.v.as_string();
     size_t runes = 0;
     for (unsigned char c : str) runes += (c & 0xC0) != 0x80 ? 1 : 0;
-    if (const Value* v = get(n.s, "minLength");
+    if (const Value* v = n[Keyword::MinLength];
         v != nullptr && static_cast<double>(runes) < number_of(*v))
       errs.add(n.where, "minLength: got " + count_text(static_cast<double>(runes)) + ", want " +
                             count_text(number_of(*v)));
-    if (const Value* v = get(n.s, "maxLength");
+    if (const Value* v = n[Keyword::MaxLength];
         v != nullptr && static_cast<double>(runes) > number_of(*v))
       errs.add(n.where, "maxLength: got " + count_text(static_cast<double>(runes)) + ", want " +
                             count_text(number_of(*v)));
-    if (const Value* p = get(n.s, "pattern");
+    if (const Value* p = n[Keyword::Pattern];
         p != nullptr && p->is_string() && !search(p->as_string(), str))
-      errs.add(n.where, kind_quote(str) + " does not match pattern " + kind_quote(p->as_string()));
+      errs.add(n.where, [&] {
+        return kind_quote(str) + " does not match pattern " + kind_quote(p->as_string());
+      });
   }
 
   /// numValidate: minimum, maximum, their exclusive forms (draft 4: flags on them), multipleOf.
   void number(const Node& n, Errors& errs) {
     const double x = number_of(n.v);
-    const Value* max = get(n.s, "maximum");
-    const Value* xmax = get(n.s, "exclusiveMaximum");
+    const Value* max = n[Keyword::Maximum];
+    const Value* xmax = n[Keyword::ExclusiveMaximum];
     if (xmax != nullptr && xmax->is_bool()) {
       xmax = xmax->as_bool() ? std::exchange(max, nullptr) : nullptr;
     }
-    const Value* min = get(n.s, "minimum");
-    const Value* xmin = get(n.s, "exclusiveMinimum");
+    const Value* min = n[Keyword::Minimum];
+    const Value* xmin = n[Keyword::ExclusiveMinimum];
     if (xmin != nullptr && xmin->is_bool()) {
       xmin = xmin->as_bool() ? std::exchange(min, nullptr) : nullptr;
     }
@@ -800,45 +861,64 @@ class Validator {
     if (max != nullptr && x > number_of(*max)) add("maximum", *max);
     if (xmin != nullptr && x <= number_of(*xmin)) add("exclusiveMinimum", *xmin);
     if (xmax != nullptr && x >= number_of(*xmax)) add("exclusiveMaximum", *xmax);
-    if (const Value* m = get(n.s, "multipleOf"); m != nullptr && number_of(*m) != 0)
+    if (const Value* m = n[Keyword::MultipleOf]; m != nullptr && number_of(*m) != 0)
       if (!multiple_of(x, number_of(*m))) add("multipleOf", *m);
   }
 
   /// condValidate: not, allOf, anyOf, oneOf, if/then/else on the same value.
   void conditions(const Node& n, Errors& errs) {
-    if (const Value* no = get(n.s, "not"); no != nullptr && !validate(*no, n.v, n.where))
+    if (const Value* no = n[Keyword::Not]; no != nullptr && !validate_quietly(*no, n.v, n.where))
       errs.add(n.where, "not failed");
-    if (const Value* all = get(n.s, "allOf"); all != nullptr && all->is_list()) {
+    if (const Value* all = n[Keyword::AllOf]; all != nullptr && all->is_list()) {
       std::vector<Problem> failed;
       for (const Value& sub : all->as_list())
         if (Outcome o = validate(sub, n.v, n.where, &errs.evaluated)) failed.push_back(*o);
       if (!failed.empty()) errs.add(n.where, "allOf failed", std::move(failed));
     }
-    if (const Value* any = get(n.s, "anyOf"); any != nullptr && any->is_list()) {
-      std::vector<Problem> failed;
+    if (const Value* any = n[Keyword::AnyOf]; any != nullptr && any->is_list()) {
+      size_t failures = 0;
       for (const Value& sub : any->as_list())
-        if (Outcome o = validate(sub, n.v, n.where, &errs.evaluated)) failed.push_back(*o);
-      if (failed.size() == any->as_list().size())
-        errs.add(n.where, "anyOf failed", std::move(failed));
+        if (validate_quietly(sub, n.v, n.where, &errs.evaluated)) ++failures;
+      if (failures == any->as_list().size())
+        errs.add(n.where, "anyOf failed", failures_of(n, *any));
     }
     one_of(n, errs);
-    if (const Value* cond = get(n.s, "if"); cond != nullptr && n.draft >= 7) {
-      const bool holds = !validate(*cond, n.v, n.where, &errs.evaluated);
-      if (const Value* branch = get(n.s, holds ? "then" : "else"); branch != nullptr)
+    if (const Value* cond = n[Keyword::If]; cond != nullptr && n.draft >= 7) {
+      const bool holds = !validate_quietly(*cond, n.v, n.where, &errs.evaluated);
+      if (const Value* branch = n[holds ? Keyword::Then : Keyword::Else]; branch != nullptr)
         errs.add(validate(*branch, n.v, n.where, &errs.evaluated));
     }
   }
 
+  /// Validating quietly: only whether the value is valid is wanted (`not`, `if`, and `anyOf`
+  /// and `oneOf` until they fail), so problems are not spelled out.
+  Outcome validate_quietly(const Value& schema, const Value& v, const Where& where,
+                           std::set<std::string>* evaluated = nullptr) {
+    ++m_quiet;
+    struct Leave {
+      int& quiet;
+      ~Leave() { --quiet; }
+    } leave{m_quiet};
+    return validate(schema, v, where, evaluated);
+  }
+
+  /// The problems of each of a list of subschemas that all failed (anyOf, oneOf), spelled
+  /// out: they were first found quietly. None while quiet.
+  std::vector<Problem> failures_of(const Node& n, const Value& subschemas) {
+    std::vector<Problem> failed;
+    if (m_quiet > 0) return failed;
+    for (const Value& sub : subschemas.as_list())
+      if (Outcome o = validate(sub, n.v, n.where)) failed.push_back(std::move(*o));
+    return failed;
+  }
+
   /// oneOf: `none matched` over every failure, or the first two that matched.
   void one_of(const Node& n, Errors& errs) {
-    const Value* one = get(n.s, "oneOf");
+    const Value* one = n[Keyword::OneOf];
     if (one == nullptr || !one->is_list()) return;
     std::optional<size_t> matched;
-    std::vector<Problem> failed;
     for (size_t i = 0; i < one->as_list().size(); ++i) {
-      Outcome o = validate(one->as_list()[i], n.v, n.where, &errs.evaluated);
-      if (o && !matched) failed.push_back(std::move(*o));
-      if (o) continue;
+      if (validate_quietly(one->as_list()[i], n.v, n.where, &errs.evaluated)) continue;
       if (matched) {
         errs.add(n.where, "oneOf failed, subschemas " + count_text(static_cast<double>(*matched)) +
                               ", " + count_text(static_cast<double>(i)) + " matched");
@@ -846,22 +926,22 @@ class Validator {
       }
       matched = i;
     }
-    if (!matched) errs.add(n.where, "oneOf failed, none matched", std::move(failed));
+    if (!matched) errs.add(n.where, "oneOf failed, none matched", failures_of(n, *one));
   }
 
   /// unevaluatedProperties and unevaluatedItems (2019-09 on): the keys or items no keyword
   /// here, nor a valid subschema in place, evaluated (v6 walks them in a Go map's random
   /// order; ours is sorted).
   void unevaluated(const Node& n, Errors& errs) {
-    if (const Value* rest = get(n.s, "unevaluatedItems");
+    if (const Value* rest = n[Keyword::UnevaluatedItems];
         rest != nullptr && json_type(n.v) == JsonType::Array) {
       const List& items = n.v.as_list();
       for (size_t i = 0; i < items.size(); ++i)
         if (errs.evaluated.count(std::to_string(i)) == 0)
-          errs.add(validate(*rest, items[i], child(n.where, std::to_string(i))));
+          errs.add(validate(*rest, items[i], item(n.where, i)));
       mark_items(errs, 0, items.size());
     }
-    const Value* rest = get(n.s, "unevaluatedProperties");
+    const Value* rest = n[Keyword::UnevaluatedProperties];
     if (rest == nullptr || json_type(n.v) != JsonType::Object) return;
     for (const auto& [key, value] : n.v.as_map())
       if (errs.evaluated.count(key) == 0) errs.add(validate(*rest, value, child(n.where, key)));
@@ -891,6 +971,7 @@ class Validator {
   std::map<std::string, const SchemaNode*> m_dialects;  ///< resource pointer -> its metaschema
   std::vector<Scope> m_scopes;                          ///< innermost last
   std::map<std::string, std::unique_ptr<RE2>> m_regexes;
+  int m_quiet = 0;  ///< > 0: validating quietly (validate_quietly)
 };
 
 /// roots.validate: a schema (a document, or a value a `$ref` made one) against its draft's

@@ -393,13 +393,12 @@ class NumberTexts {
     for (space(); m_text[m_at] != '}'; space()) {
       const size_t start = m_at;
       skip_string();
-      const Value key = go::json::unmarshal(m_text.substr(start, m_at - start)).value;
+      const std::string key = decode_key(m_text.substr(start, m_at - start));
       space();
       ++m_at;  // ':'
       const Value* child = nullptr;
-      if (v != nullptr && v->is_map() && key.is_string())
-        if (auto it = v->as_map().find(key.as_string()); it != v->as_map().end())
-          child = &it->second;
+      if (v != nullptr && v->is_map())
+        if (auto it = v->as_map().find(key); it != v->as_map().end()) child = &it->second;
       value(child);
       space();
       if (m_text[m_at] == ',') ++m_at;
@@ -417,6 +416,17 @@ class NumberTexts {
       if (m_text[m_at] == ',') ++m_at;
     }
     ++m_at;
+  }
+
+  /// A key as the decoder read it; the decoder itself only for escapes and non-ASCII text,
+  /// which it may rewrite (invalid UTF-8 becomes U+FFFD).
+  static std::string decode_key(std::string_view quoted) {
+    const std::string_view inner = quoted.substr(1, quoted.size() - 2);
+    if (std::all_of(inner.begin(), inner.end(),
+                    [](char c) { return c != '\\' && static_cast<unsigned char>(c) < 0x80; }))
+      return std::string(inner);
+    const Value key = go::json::unmarshal(quoted).value;
+    return key.is_string() ? key.as_string() : std::string();
   }
 
   void skip_string() {
@@ -534,11 +544,9 @@ const SchemaNode* SchemaSet::node(const Value& schema) const {
   });
 }
 
-const SchemaNode* SchemaSet::target(const Value& schema, std::string_view keyword) const {
-  return here_or_shared([&](const SchemaSet& set) -> const SchemaNode* {
-    auto it = set.m_targets.find({&schema, std::string(keyword)});
-    return it == set.m_targets.end() ? nullptr : it->second;
-  });
+bool SchemaSet::uses_unevaluated() const {
+  return m_unevaluated > 0 || std::any_of(m_shared.begin(), m_shared.end(),
+                                          [](const auto* set) { return set->m_unevaluated > 0; });
 }
 
 const std::string* SchemaSet::number_text(const Value& v) const {
@@ -897,7 +905,67 @@ void SchemaSet::compile_node(SchemaNode& node) {
   if (node.draft() >= 2020 && node.resource->ptr == node.ptr)
     for (const std::string& a : node.resource->dynamic_anchors)
       enqueue(doc, node.resource->anchors.at(a));
+  index_keywords(node, obj);
   compile_keywords(node, obj);
+}
+
+/// The validator's keywords of a node, by Keyword.
+void SchemaSet::index_keywords(SchemaNode& node, const Map& obj) {
+  using K = Keyword;
+  // sorted by name, for a binary search per key of the node
+  static constexpr std::array<std::pair<std::string_view, Keyword>, static_cast<size_t>(K::Count)>
+      k_names = {{{"$dynamicRef", K::DynamicRef},
+                  {"additionalItems", K::AdditionalItems},
+                  {"additionalProperties", K::AdditionalProperties},
+                  {"allOf", K::AllOf},
+                  {"anyOf", K::AnyOf},
+                  {"const", K::Const},
+                  {"contains", K::Contains},
+                  {"dependencies", K::Dependencies},
+                  {"dependentRequired", K::DependentRequired},
+                  {"dependentSchemas", K::DependentSchemas},
+                  {"else", K::Else},
+                  {"enum", K::Enum},
+                  {"exclusiveMaximum", K::ExclusiveMaximum},
+                  {"exclusiveMinimum", K::ExclusiveMinimum},
+                  {"format", K::Format},
+                  {"if", K::If},
+                  {"items", K::Items},
+                  {"maxContains", K::MaxContains},
+                  {"maxItems", K::MaxItems},
+                  {"maxLength", K::MaxLength},
+                  {"maxProperties", K::MaxProperties},
+                  {"maximum", K::Maximum},
+                  {"minContains", K::MinContains},
+                  {"minItems", K::MinItems},
+                  {"minLength", K::MinLength},
+                  {"minProperties", K::MinProperties},
+                  {"minimum", K::Minimum},
+                  {"multipleOf", K::MultipleOf},
+                  {"not", K::Not},
+                  {"oneOf", K::OneOf},
+                  {"pattern", K::Pattern},
+                  {"patternProperties", K::PatternProperties},
+                  {"prefixItems", K::PrefixItems},
+                  {"properties", K::Properties},
+                  {"propertyNames", K::PropertyNames},
+                  {"required", K::Required},
+                  {"then", K::Then},
+                  {"type", K::Type},
+                  {"unevaluatedItems", K::UnevaluatedItems},
+                  {"unevaluatedProperties", K::UnevaluatedProperties},
+                  {"uniqueItems", K::UniqueItems}}};
+  static_assert(std::is_sorted(k_names.begin(), k_names.end()));
+  for (const auto& [key, value] : obj) {
+    auto it =
+        std::lower_bound(k_names.begin(), k_names.end(), key,
+                         [](const auto& entry, const std::string& k) { return entry.first < k; });
+    if (it != k_names.end() && it->first == key)
+      node.by_keyword[static_cast<size_t>(it->second)] = &value;
+  }
+  if (node.draft() >= 2019 &&
+      (node.get(Keyword::UnevaluatedItems) || node.get(Keyword::UnevaluatedProperties)))
+    ++m_unevaluated;
 }
 
 /// What objCompiler does with one keyword of one schema: enqueue its subschemas (the value, an
@@ -928,7 +996,10 @@ struct SchemaSet::Keywords {
   void ref(std::string_view kw) const {
     if (const std::string* r = string_at(obj, kw)) {
       auto [in, ptr] = set.resolve(doc, node.ptr, *r);
-      set.m_targets[{node.value, std::string(kw)}] = &set.enqueue(*in, ptr);
+      const SchemaNode* target = &set.enqueue(*in, ptr);
+      (kw == "$ref"          ? node.ref
+       : kw == "$dynamicRef" ? node.dynamic_ref
+                             : node.recursive_ref) = target;
     }
   }
 };

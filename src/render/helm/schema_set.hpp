@@ -13,6 +13,8 @@
 /// which keywords apply (2019-09 on), and a subresource with a `$schema` of its own is checked
 /// against its own dialect's metaschema (v6's handleMeta).
 
+#include <array>
+#include <cstdint>
 #include <functional>
 #include <map>
 #include <memory>
@@ -63,6 +65,52 @@ struct SchemaDoc {
   const SchemaResource& resource_at(std::string_view ptr) const;
 };
 
+/// The keywords the validator reads, as indexes into SchemaNode::by_keyword.
+enum class Keyword : uint8_t {
+  Type,
+  Const,
+  Enum,
+  Format,
+  Required,
+  MinProperties,
+  MaxProperties,
+  Properties,
+  PatternProperties,
+  AdditionalProperties,
+  PropertyNames,
+  Dependencies,
+  DependentRequired,
+  DependentSchemas,
+  Items,
+  PrefixItems,
+  AdditionalItems,
+  MinItems,
+  MaxItems,
+  UniqueItems,
+  Contains,
+  MinContains,
+  MaxContains,
+  MinLength,
+  MaxLength,
+  Pattern,
+  Minimum,
+  Maximum,
+  ExclusiveMinimum,
+  ExclusiveMaximum,
+  MultipleOf,
+  Not,
+  AllOf,
+  AnyOf,
+  OneOf,
+  If,
+  Then,
+  Else,
+  DynamicRef,
+  UnevaluatedItems,
+  UnevaluatedProperties,
+  Count
+};
+
 /// A compiled schema: where it is and what it is under.
 struct SchemaNode {
   const SchemaDoc* doc = nullptr;
@@ -72,8 +120,16 @@ struct SchemaNode {
   /// Under a custom metaschema's vocabularies, the keywords of those only (v6 compiles no
   /// other); null: every keyword of `value`.
   std::shared_ptr<const go::Map> keywords;
+  /// The values of the keywords above that the validator reads, found once when the node is
+  /// compiled: validating looks up no keyword by name. Null where a keyword is absent.
+  std::array<const go::Value*, static_cast<size_t>(Keyword::Count)> by_keyword{};
+  /// What its `$ref`, `$dynamicRef` and `$recursiveRef` resolve to (null: none).
+  const SchemaNode* ref = nullptr;
+  const SchemaNode* dynamic_ref = nullptr;
+  const SchemaNode* recursive_ref = nullptr;
 
   int draft() const { return resource->draft; }
+  const go::Value* get(Keyword k) const { return by_keyword[static_cast<size_t>(k)]; }
   /// v6's Schema.Location: `URL#POINTER`, the pointer path-escaped.
   std::string location() const;
 };
@@ -102,8 +158,9 @@ class SchemaSet {
 
   /// The node of a compiled schema value; nullptr for a value that is not one.
   const SchemaNode* node(const go::Value& schema) const;
-  /// The target of a compiled schema's `$ref`, `$dynamicRef` or `$recursiveRef`.
-  const SchemaNode* target(const go::Value& schema, std::string_view keyword) const;
+  /// Whether a schema compiled here or in the metaschemas in use has `unevaluatedItems` or
+  /// `unevaluatedProperties` (2019-09 on): only then must validating track what it evaluated.
+  bool uses_unevaluated() const;
   /// How a number of a document was written, when it came from JSON text.
   const std::string* number_text(const go::Value& v) const;
   /// The compiled node at a pointer of a document, if any.
@@ -132,6 +189,7 @@ class SchemaSet {
   void compile_queue();
   void compile_node(SchemaNode& node);
   struct Keywords;
+  void index_keywords(SchemaNode& node, const go::Map& obj);
   void compile_keywords(SchemaNode& node, const go::Map& obj);
   void check_regexes(const SchemaNode& node, const go::Map& obj, std::string_view keyword);
   void ensure_subschema(SchemaDoc& doc, const std::string& ptr);
@@ -141,7 +199,7 @@ class SchemaSet {
   std::map<std::string, std::unique_ptr<SchemaDoc>> m_docs;
   std::map<std::pair<const SchemaDoc*, std::string>, std::unique_ptr<SchemaNode>> m_nodes;
   std::unordered_map<const go::Value*, const SchemaNode*> m_by_value;
-  std::map<std::pair<const go::Value*, std::string>, const SchemaNode*> m_targets;
+  size_t m_unevaluated = 0;  ///< nodes with an unevaluated keyword in force
   std::vector<SchemaNode*> m_queue;
   std::unordered_map<const go::Value*, std::string> m_numbers;  ///< numbers as written
   std::vector<const SchemaSet*> m_shared;  ///< the shared metaschema sets in use
