@@ -76,8 +76,8 @@ render::go::Map file_values(const std::string& file, const render::helm::ReadFil
 void check_sources(const render::helm::ValueSources& sources, const render::helm::Chart& chart,
                    const ValueLocator& locator, const render::helm::ReadFile& read,
                    const std::optional<std::string>& job_file) {
-  if (chart.schema.empty()) return;
-  nlohmann::json schema = nlohmann::json::parse(chart.schema, nullptr, false);
+  if (chart.schema->empty()) return;
+  nlohmann::json schema = nlohmann::json::parse(*chart.schema, nullptr, false);
   if (schema.is_discarded()) return;  // the render step reports a broken schema
   for (const std::string& file : sources.files) {
     std::string origin = job_file && *job_file == file ? file : "-f " + file;

@@ -4,9 +4,8 @@
 #include <re2/re2.h>
 
 #include <algorithm>
-#include <fstream>
 #include <map>
-#include <sstream>
+#include <optional>
 
 #include "src/render/go/fmt.hpp"
 #include "src/render/go/unicode.hpp"
@@ -15,6 +14,7 @@
 #include "src/render/helm/glob.hpp"
 #include "src/render/yaml/load.hpp"
 #include "src/util/error.hpp"
+#include "src/util/file.hpp"
 
 namespace ejob::render::helm {
 
@@ -32,13 +32,10 @@ namespace {
 bool starts_with(std::string_view s, std::string_view prefix) { return s.starts_with(prefix); }
 
 std::string read_file(const fs::path& p) {
-  std::ifstream in(p, std::ios::binary);
-  if (!in) throw Error(ErrorCode::Io, "open " + p.string() + ": cannot read file");
-  std::ostringstream ss;
-  ss << in.rdbuf();
-  std::string data = ss.str();
-  if (starts_with(data, "\xEF\xBB\xBF")) data.erase(0, 3);  // Helm drops a UTF-8 BOM
-  return data;
+  std::optional<std::string> data = read_whole_file(p);
+  if (!data) throw Error(ErrorCode::Io, "open " + p.string() + ": cannot read file");
+  if (starts_with(*data, "\xEF\xBB\xBF")) data->erase(0, 3);  // Helm drops a UTF-8 BOM
+  return std::move(*data);
 }
 
 /// Fails when the symbolic link `path` in the chart at `top` leads outside the chart. Helm's
@@ -151,6 +148,8 @@ ChartPtr load_chart_files(std::vector<ChartFile> files, const std::string& origi
   for (size_t i = 0; i < files.size(); ++i) load_order.emplace(files[i].name, i);
   std::sort(files.begin(), files.end(),
             [](const ChartFile& a, const ChartFile& b) { return a.name < b.name; });
+  std::vector<ChartFile> templates;
+  std::vector<ChartFile> others;
   for (ChartFile& f : files) {
     const std::string& n = f.name;
     if (n == "Chart.yaml") {
@@ -160,26 +159,28 @@ ChartPtr load_chart_files(std::vector<ChartFile> files, const std::string& origi
     } else if (n == "values.yaml") {
       c->values = load_values_file(f, origin);
     } else if (n == "values.schema.json") {
-      c->schema = std::move(f.data);
+      c->schema = std::make_shared<const std::string>(std::move(f.data));
       c->has_schema = true;
     } else if (n == "Chart.lock" || n == "requirements.lock") {
-      if (n == "requirements.lock" && c->metadata.api_version == "v1") c->files.push_back(f);
+      if (n == "requirements.lock" && c->metadata.api_version == "v1") others.push_back(f);
     } else if (n == "requirements.yaml") {
       read_metadata(f.data, origin + "/requirements.yaml", "requirements.yaml", c->metadata);
-      if (c->metadata.api_version == "v1") c->files.push_back(std::move(f));
+      if (c->metadata.api_version == "v1") others.push_back(std::move(f));
     } else if (starts_with(n, "templates/")) {
-      c->templates.push_back(std::move(f));
+      templates.push_back(std::move(f));
     } else if (starts_with(n, "charts/") && !n.ends_with(".prov")) {
       std::string rest = n.substr(7);
       std::string sub = rest.substr(0, rest.find('/'));
       subcharts[sub].push_back({rest, std::move(f.data)});
     } else {
-      c->files.push_back(std::move(f));
+      others.push_back(std::move(f));
     }
   }
-  std::stable_sort(c->files.begin(), c->files.end(), [&](const ChartFile& a, const ChartFile& b) {
+  std::stable_sort(others.begin(), others.end(), [&](const ChartFile& a, const ChartFile& b) {
     return load_order[a.name] < load_order[b.name];
   });
+  c->templates = std::make_shared<const std::vector<ChartFile>>(std::move(templates));
+  c->files = std::make_shared<const std::vector<ChartFile>>(std::move(others));
   if (!have_metadata) fail_at("Chart.yaml file is missing", {origin + "/Chart.yaml"});
   validate_metadata(c->metadata, origin + "/Chart.yaml");
   load_subcharts(*c, std::move(subcharts));

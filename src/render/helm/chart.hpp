@@ -26,6 +26,10 @@ struct ChartFile {
   std::string data;
 };
 
+/// A chart's templates or its other files, in load order. They never change once loaded, and
+/// the copies clone_tree makes share them: rendering copies none of their text.
+using ChartFiles = std::shared_ptr<const std::vector<ChartFile>>;
+
 /// A chart maintainer (Chart.yaml `maintainers`).
 struct Maintainer {
   std::string name;
@@ -72,10 +76,11 @@ struct ChartMetadata {
 struct Chart {
   ChartMetadata metadata;
   go::Value values = go::Value::map();  ///< values.yaml as map[string]interface {}
-  std::string schema;                   ///< values.schema.json text
+  /// values.schema.json text (shared by clone_tree's copies, as the files are)
+  std::shared_ptr<const std::string> schema = std::make_shared<const std::string>();
   bool has_schema = false;  ///< values.schema.json exists (Helm validates even an empty one)
-  std::vector<ChartFile> templates;
-  std::vector<ChartFile> files;
+  ChartFiles templates = std::make_shared<const std::vector<ChartFile>>();
+  ChartFiles files = std::make_shared<const std::vector<ChartFile>>();
   std::vector<std::shared_ptr<Chart>> dependencies;
   const Chart* parent = nullptr;
   /// Subcharts that dependency processing replaced (by alias copies) or dropped (disabled):
@@ -88,8 +93,8 @@ struct Chart {
   [[nodiscard]] bool is_root() const { return parent == nullptr; }
   /// Helm's ChartFullPath: `parent/charts/sub` for subcharts, the name for the root.
   [[nodiscard]] std::string full_path() const;
-  /// A copy of this chart tree whose subcharts are copies too (values/files shared
-  /// read-only), so dependency processing can rename and drop subcharts freely.
+  /// A copy of this chart tree whose subcharts are copies too (values, files, templates and
+  /// schema shared read-only), so dependency processing can rename and drop subcharts freely.
   [[nodiscard]] std::shared_ptr<Chart> clone_tree(const Chart* new_parent = nullptr) const;
 };
 

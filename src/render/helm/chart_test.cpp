@@ -50,13 +50,14 @@ TEST_CASE("render: a chart directory is classified into metadata, values, templa
   CHECK(c->metadata.annotations.at("num") == "5");
   CHECK(c->metadata.keywords == std::vector<std::string>{"a", "2"});
   CHECK(c->values.as_map().at("replicas").as_float() == 3.0);
-  CHECK(c->schema == "{}");
-  CHECK(names(c->templates) == std::vector<std::string>{"templates/a.yaml", "templates/sub/b.tpl"});
-  CHECK(names(c->files) == std::vector<std::string>{".helmignore", "files/conf.txt"});
-  CHECK(c->files[1].data == "with bom");
+  CHECK(*c->schema == "{}");
+  CHECK(names(*c->templates) ==
+        std::vector<std::string>{"templates/a.yaml", "templates/sub/b.tpl"});
+  CHECK(names(*c->files) == std::vector<std::string>{".helmignore", "files/conf.txt"});
+  CHECK((*c->files)[1].data == "with bom");
   REQUIRE(c->dependencies.size() == 1);
   CHECK(c->dependencies[0]->full_path() == "demo/charts/sub");
-  CHECK(names(c->dependencies[0]->templates) == std::vector<std::string>{"templates/s.yaml"});
+  CHECK(names(*c->dependencies[0]->templates) == std::vector<std::string>{"templates/s.yaml"});
 }
 
 TEST_CASE("render: chart loading errors use Helm's words") {

@@ -171,9 +171,13 @@ std::string yaml_of(Map m) {
   return text.is_string() ? text.as_string() : "";
 }
 
+/// .Files: the chart's files by name, read where the chart holds them (never copied, as
+/// Glob's subsets are not).
 class FilesObject : public Object {
  public:
-  explicit FilesObject(std::map<std::string, std::string> files) : m_files(std::move(files)) {}
+  using ByName = std::map<std::string, const std::string*>;
+  FilesObject(ChartFiles owner, ByName files)
+      : m_owner(std::move(owner)), m_files(std::move(files)) {}
   [[nodiscard]] std::string type_name() const override { return "engine.files"; }
   [[nodiscard]] GoKind kind() const override { return GoKind::Map; }
   [[nodiscard]] bool has_method(std::string_view name) const override {
@@ -186,28 +190,28 @@ class FilesObject : public Object {
       Map m;
       for (const auto& [path, data] : m_files)
         m.insert_or_assign(base_name(path),
-                           Value::string(name == "AsConfig" ? data : base64_encode(data)));
+                           Value::string(name == "AsConfig" ? *data : base64_encode(*data)));
       return Value::string(yaml_of(std::move(m)));
     }
     const std::string& arg = string_arg(name, args);
     if (name == "Glob") {
       Glob g = Glob::compile_or_all(arg);
-      std::map<std::string, std::string> found;
+      ByName found;
       for (const auto& [path, data] : m_files)
         if (g.match(path)) found.emplace(path, data);
-      return Value::object(std::make_shared<FilesObject>(std::move(found)));
+      return Value::object(std::make_shared<FilesObject>(m_owner, std::move(found)));
     }
     auto it = m_files.find(arg);
-    if (name == "Get") return Value::string(it == m_files.end() ? "" : it->second);
-    if (name == "GetBytes") return Value::bytes(it == m_files.end() ? "" : it->second);
-    return lines(it == m_files.end() ? nullptr : &it->second);
+    if (name == "Get") return Value::string(it == m_files.end() ? "" : *it->second);
+    if (name == "GetBytes") return Value::bytes(it == m_files.end() ? "" : *it->second);
+    return lines(it == m_files.end() ? nullptr : it->second);
   }
   bool field(std::string_view, Value&) const override { return false; }
   [[nodiscard]] std::string format_v() const override { return render::go::format_v(underlying()); }
   [[nodiscard]] bool truthy() const override { return !m_files.empty(); }
   [[nodiscard]] Value underlying() const override {
     Map m;
-    for (const auto& [path, data] : m_files) m.emplace(path, Value::bytes(data));
+    for (const auto& [path, data] : m_files) m.emplace(path, Value::bytes(*data));
     return Value::map(std::move(m));
   }
 
@@ -230,7 +234,8 @@ class FilesObject : public Object {
     return Value::list(std::move(out), GoType::ListString);
   }
 
-  std::map<std::string, std::string> m_files;
+  ChartFiles m_owner;  ///< keeps the texts m_files points into
+  ByName m_files;
 };
 
 Value maintainer_object(const Maintainer& m) {
@@ -411,10 +416,10 @@ Value make_chart_object(const Chart& chart) {
                       {"IsRoot", Value::boolean(chart.is_root())}});
 }
 
-Value make_files(const std::vector<ChartFile>& files) {
-  std::map<std::string, std::string> m;
-  for (const ChartFile& f : files) m.insert_or_assign(f.name, f.data);
-  return Value::object(std::make_shared<FilesObject>(std::move(m)));
+Value make_files(const ChartFiles& files) {
+  FilesObject::ByName m;
+  for (const ChartFile& f : *files) m.insert_or_assign(f.name, &f.data);
+  return Value::object(std::make_shared<FilesObject>(files, std::move(m)));
 }
 
 }  // namespace ejob::render::helm

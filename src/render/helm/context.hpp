@@ -60,6 +60,6 @@ go::Value make_release(const std::string& name, const std::string& ns, bool is_u
 go::Value make_chart_object(const Chart& chart);
 
 /// `.Files` for a chart.
-go::Value make_files(const std::vector<ChartFile>& files);
+go::Value make_files(const ChartFiles& files);
 
 }  // namespace ejob::render::helm

@@ -66,7 +66,8 @@ TEST_CASE("render: --kube-version is read as apimachinery's ParseGeneric reads i
 }
 
 TEST_CASE("render: Files reads, globs and splits chart files") {
-  Value files = make_files({{"conf/a.txt", "alpha\n"}, {"conf/b.txt", "l1\nl2"}, {"x.md", "doc"}});
+  Value files = make_files(std::make_shared<const std::vector<ChartFile>>(std::vector<ChartFile>{
+      {"conf/a.txt", "alpha\n"}, {"conf/b.txt", "l1\nl2"}, {"x.md", "doc"}}));
   CHECK(call(files, "Get", {Value::string("x.md")}).as_string() == "doc");
   CHECK(call(files, "Get", {Value::string("none")}).as_string().empty());
   CHECK(call(files, "GetBytes", {Value::string("x.md")}).type() == GoType::Bytes);

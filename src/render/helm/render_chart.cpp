@@ -59,7 +59,7 @@ Value build_context(const Chart& c, const Value& parent_values, const Value& rel
         child->name(), build_context(*child, values, release, capabilities, sources, jobs));
   std::string parent_id = c.full_path();
   bool library = c.metadata.type == "library";
-  for (const ChartFile& t : c.templates) {
+  for (const ChartFile& t : *c.templates) {
     if (library && !is_partial(t.name)) continue;
     std::string name = parent_id + "/" + t.name;
     sources.push_back({name, t.data});
@@ -100,7 +100,7 @@ void check_kube_version(const Chart& chart, const KubeVersion& kube) {
 /// Helm's chart.CRDObjects: each crds/*.{yaml,yml,json} file (any case) of the chart, in load
 /// order, then its (enabled) subcharts', path joined to the chart's full path.
 void collect_crds(const Chart& c, std::vector<Manifest>& out) {
-  for (const ChartFile& f : c.files) {
+  for (const ChartFile& f : *c.files) {
     if (!f.name.starts_with("crds/")) continue;
     std::string base = f.name.substr(f.name.rfind('/') + 1);
     size_t dot = base.rfind('.');

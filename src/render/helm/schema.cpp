@@ -1009,7 +1009,7 @@ std::string go_type(const Value& v) {
 /// is reported.
 void validate_tree(const Chart& chart, const Map& values, const SchemaIo& io, std::string& report) {
   if (chart.has_schema) {  // Helm's `Schema != nil`: an empty file is validated (and fails)
-    std::string problems = schema_problems(chart.schema, Value::map(values), io);
+    std::string problems = schema_problems(*chart.schema, Value::map(values), io);
     if (!problems.empty()) report += chart.name() + ":\n" + problems;
   }
   for (const ChartPtr& sub : chart.dependencies) {
