@@ -115,6 +115,8 @@ bool operator==(const Value& a, const Value& b) {
     case GoType::MapAny:
     case GoType::MapString:
     case GoType::Values: return a.map_ptr() == b.map_ptr();
+    case GoType::String:
+    case GoType::Bytes: return a.as_string() == b.as_string();  // held inline or shared
     default: return a.m_data == b.m_data;
   }
 }

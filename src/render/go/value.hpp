@@ -6,7 +6,10 @@
 /// refuses a float64.
 ///
 /// Reference semantics follow Go: maps are shared (Sprig's `set` mutates through every
-/// reference), lists are shared but never mutated in place by any function we implement.
+/// reference), lists are shared but never mutated in place by any function we implement, and
+/// strings are immutable: one of k_shared_text_bytes or more is shared by the copies of its
+/// value, as a Go string's bytes are (a chart file or a toYaml result goes through variables,
+/// arguments and pipelines without being copied).
 /// A default-constructed Value is Go's nil interface ("invalid" in reflect terms): a missing key.
 
 #include <cstdint>
@@ -66,8 +69,12 @@ using Map =
 using ListPtr = std::shared_ptr<List>;
 using MapPtr = std::shared_ptr<Map>;
 using ObjectPtr = std::shared_ptr<const Object>;
+using SharedText = std::shared_ptr<const std::string>;
 
-/// A Go value. Cheap to copy (strings are copied, containers shared).
+/// Strings from this size on are shared between copies of a Value rather than copied.
+inline constexpr size_t k_shared_text_bytes = 1024;
+
+/// A Go value. Cheap to copy (short strings are copied; long ones and containers shared).
 class Value {
  public:
   Value() = default;  ///< nil
@@ -80,8 +87,12 @@ class Value {
     return t == GoType::Uint8 ? Value(t, static_cast<int64_t>(u)) : Value(t, u);
   }
   static Value float64(double f) { return Value(GoType::Float64, f); }
-  static Value string(std::string s) { return Value(GoType::String, std::move(s)); }
-  static Value bytes(std::string raw) { return Value(GoType::Bytes, std::move(raw)); }
+  static Value string(std::string s) { return text(GoType::String, std::move(s)); }
+  static Value bytes(std::string raw) { return text(GoType::Bytes, std::move(raw)); }
+  /// A String or Bytes value of text kept elsewhere (a chart file's), never copied.
+  static Value shared_text(SharedText s, GoType t = GoType::String) {
+    return Value(t, std::move(s));
+  }
   static Value list(List items = {}, GoType t = GoType::ListAny) {
     return Value(t, std::make_shared<List>(std::move(items)));
   }
@@ -120,7 +131,10 @@ class Value {
   }
   [[nodiscard]] double as_float() const { return std::get<double>(m_data); }
   /// The string of a String or the raw bytes of Bytes.
-  [[nodiscard]] const std::string& as_string() const { return std::get<std::string>(m_data); }
+  [[nodiscard]] const std::string& as_string() const {
+    if (const auto* s = std::get_if<std::string>(&m_data)) return *s;
+    return *std::get<SharedText>(m_data);
+  }
   [[nodiscard]] const List& as_list() const { return *std::get<ListPtr>(m_data); }
   [[nodiscard]] List& mutable_list() const { return *std::get<ListPtr>(m_data); }
   [[nodiscard]] const ListPtr& list_ptr() const { return std::get<ListPtr>(m_data); }
@@ -148,9 +162,14 @@ class Value {
 
  private:
   using Data = std::variant<std::monostate, bool, int64_t, uint64_t, double, std::string, ListPtr,
-                            MapPtr, ObjectPtr>;
+                            MapPtr, ObjectPtr, SharedText>;
   template <class T>
   Value(GoType t, T&& v) : m_type(t), m_data(std::forward<T>(v)) {}
+  static Value text(GoType t, std::string s) {
+    if (s.size() >= k_shared_text_bytes)
+      return Value(t, std::make_shared<const std::string>(std::move(s)));
+    return Value(t, std::move(s));
+  }
 
   GoType m_type = GoType::Nil;
   Data m_data;

@@ -202,16 +202,19 @@ class FilesObject : public Object {
       return Value::object(std::make_shared<FilesObject>(m_owner, std::move(found)));
     }
     auto it = m_files.find(arg);
-    if (name == "Get") return Value::string(it == m_files.end() ? "" : *it->second);
-    if (name == "GetBytes") return Value::bytes(it == m_files.end() ? "" : *it->second);
-    return lines(it == m_files.end() ? nullptr : it->second);
+    const bool found = it != m_files.end();
+    if (name == "Get") return found ? Value::shared_text(text_of(it->second)) : Value::string("");
+    if (name == "GetBytes")
+      return found ? Value::shared_text(text_of(it->second), GoType::Bytes) : Value::bytes("");
+    return lines(found ? it->second : nullptr);
   }
   bool field(std::string_view, Value&) const override { return false; }
   [[nodiscard]] std::string format_v() const override { return render::go::format_v(underlying()); }
   [[nodiscard]] bool truthy() const override { return !m_files.empty(); }
   [[nodiscard]] Value underlying() const override {
     Map m;
-    for (const auto& [path, data] : m_files) m.emplace(path, Value::bytes(*data));
+    for (const auto& [path, data] : m_files)
+      m.emplace(path, Value::shared_text(text_of(data), GoType::Bytes));
     return Value::map(std::move(m));
   }
 
@@ -233,6 +236,9 @@ class FilesObject : public Object {
     }
     return Value::list(std::move(out), GoType::ListString);
   }
+
+  /// A file's text as a Value shares it: owned with the chart's files, not copied.
+  go::SharedText text_of(const std::string* data) const { return {m_owner, data}; }
 
   ChartFiles m_owner;  ///< keeps the texts m_files points into
   ByName m_files;
