@@ -151,7 +151,15 @@ constexpr std::array<Position, 22> k_positions = {{
 
 std::string escape_token(std::string_view tok) {
   std::string out;
-  for (char c : tok) out += c == '~' ? "~0" : c == '/' ? "~1" : std::string(1, c);
+  out.reserve(tok.size());
+  for (char c : tok) {
+    if (c == '~' || c == '/') {
+      out += '~';
+      out += c == '~' ? '0' : '1';
+    } else {
+      out += c;
+    }
+  }
   return out;
 }
 
@@ -332,29 +340,36 @@ std::string resolve_reference(const std::string& base, const std::string& ref) {
 
 /// The value a JSON pointer names in a document; nullptr where it names nothing. Throws v6's
 /// InvalidJsonPointerError for a token with a bad `~` escape.
-const Value* lookup(const Value& doc, const std::string& ptr, const std::string& location) {
-  const Value* cur = &doc;
+const Value* lookup(const SchemaDoc& doc, const std::string& ptr) {
+  const Value* cur = &doc.value;
   size_t start = 1;
+  std::string unescaped;
   while (cur != nullptr && start <= ptr.size() && !ptr.empty()) {
     const size_t slash = ptr.find('/', start);
-    std::string raw = ptr.substr(start, slash == std::string::npos ? slash : slash - start);
-    std::string tok;
-    for (size_t i = 0; i < raw.size(); ++i) {
-      if (raw[i] != '~') {
-        tok += raw[i];
-      } else if (i + 1 < raw.size() && (raw[i + 1] == '0' || raw[i + 1] == '1')) {
-        tok += raw[++i] == '0' ? '~' : '/';
-      } else {
-        throw SchemaCompileError("invalid json-pointer " + go_quote(location));
+    const std::string_view raw =
+        std::string_view(ptr).substr(start, slash == std::string::npos ? slash : slash - start);
+    std::string_view tok = raw;
+    if (raw.find('~') != std::string_view::npos) {
+      unescaped.clear();
+      for (size_t i = 0; i < raw.size(); ++i) {
+        if (raw[i] != '~') {
+          unescaped += raw[i];
+        } else if (i + 1 < raw.size() && (raw[i + 1] == '0' || raw[i + 1] == '1')) {
+          unescaped += raw[++i] == '0' ? '~' : '/';
+        } else {
+          throw SchemaCompileError("invalid json-pointer " +
+                                   go_quote(doc.url + "#" + encode_fragment(ptr)));
+        }
       }
+      tok = unescaped;
     }
     if (cur->is_map()) {
       auto it = cur->as_map().find(tok);
       cur = it == cur->as_map().end() ? nullptr : &it->second;
     } else if (cur->is_list() && !tok.empty() &&
                tok.find_first_not_of("0123456789") == std::string::npos && tok.size() < 10 &&
-               std::stoul(tok) < cur->as_list().size()) {
-      cur = &cur->as_list()[std::stoul(tok)];
+               std::stoul(std::string(tok)) < cur->as_list().size()) {
+      cur = &cur->as_list()[std::stoul(std::string(tok))];
     } else {
       cur = nullptr;
     }
@@ -379,10 +394,7 @@ class NumberTexts {
     if (c == '[') return array(v);
     if (c == '"') return skip_string();
     const size_t start = m_at;
-    while (m_at < m_text.size() &&
-           std::string_view("+-0123456789.eEtruefalsn").find(m_text[m_at]) !=
-               std::string_view::npos)
-      ++m_at;
+    while (m_at < m_text.size() && in_literal(m_text[m_at])) ++m_at;
     if ((c == '-' || std::isdigit(static_cast<unsigned char>(c))) && v != nullptr)
       m_out[v] = std::string(m_text.substr(start, m_at - start));
   }
@@ -435,9 +447,16 @@ class NumberTexts {
     ++m_at;
   }
 
+  /// A character of a number, `true`, `false` or `null`.
+  static bool in_literal(char c) {
+    return (c >= '0' && c <= '9') || c == '+' || c == '-' || c == '.' || c == 'e' || c == 'E' ||
+           c == 't' || c == 'r' || c == 'u' || c == 'f' || c == 'a' || c == 'l' || c == 's' ||
+           c == 'n';
+  }
+
   void space() {
-    while (m_at < m_text.size() &&
-           std::string_view(" \t\r\n").find(m_text[m_at]) != std::string_view::npos)
+    while (m_at < m_text.size() && (m_text[m_at] == ' ' || m_text[m_at] == '\t' ||
+                                    m_text[m_at] == '\r' || m_text[m_at] == '\n'))
       ++m_at;
   }
 
@@ -806,7 +825,9 @@ void SchemaSet::collect(SchemaDoc& doc, const Value& v, std::string base, const 
   for (auto& [p, res] : doc.resources)
     if (res.id == base) base_res = &res;
   collect_anchors(doc, obj, ptr, *base_res);
-  const SchemaResource children = *base_res;
+  SchemaResource children;  // what the subschemas inherit: the draft and vocabularies
+  children.draft = base_res->draft;
+  children.vocabs = base_res->vocabs;
   for (const auto& [sub_ptr, sub] : subschemas(obj, ptr, draft))
     collect(doc, *sub, base, sub_ptr, children);
 }
@@ -871,7 +892,7 @@ const SchemaNode& SchemaSet::enqueue(SchemaDoc& doc, const std::string& ptr) {
 void SchemaSet::compile_queue() {
   while (!m_queue.empty()) {
     SchemaNode* n = m_queue.front();
-    m_queue.erase(m_queue.begin());
+    m_queue.pop_front();
     compile_node(*n);
   }
 }
@@ -880,7 +901,7 @@ void SchemaSet::compile_queue() {
 /// that value a schema, with its resources, checked against the metaschema.
 void SchemaSet::ensure_subschema(SchemaDoc& doc, const std::string& ptr) {
   if (doc.collected.count(ptr) > 0) return;
-  const Value* v = lookup(doc.value, ptr, doc.url + "#" + encode_fragment(ptr));
+  const Value* v = lookup(doc, ptr);
   const SchemaResource& res = doc.resource_at(ptr);
   collect(doc, *v, res.id, ptr, res);
   if (doc.meta) return;
@@ -890,7 +911,7 @@ void SchemaSet::ensure_subschema(SchemaDoc& doc, const std::string& ptr) {
 
 void SchemaSet::compile_node(SchemaNode& node) {
   SchemaDoc& doc = const_cast<SchemaDoc&>(*node.doc);
-  node.value = lookup(doc.value, node.ptr, node.location());
+  node.value = lookup(doc, node.ptr);
   if (node.value == nullptr)
     throw SchemaCompileError("json-pointer in " + go_quote(node.location()) + " not found");
   ensure_subschema(doc, node.ptr);

@@ -15,6 +15,7 @@
 
 #include <array>
 #include <cstdint>
+#include <deque>
 #include <functional>
 #include <map>
 #include <memory>
@@ -24,6 +25,7 @@
 #include <string>
 #include <string_view>
 #include <unordered_map>
+#include <unordered_set>
 #include <vector>
 
 #include "src/render/go/value.hpp"
@@ -59,7 +61,7 @@ struct SchemaDoc {
   go::Value value;
   bool meta = false;  ///< a metaschema: formats asserted, never itself checked
   std::map<std::string, SchemaResource> resources;  ///< by pointer
-  std::set<std::string> collected;                  ///< pointers whose resources are known
+  std::unordered_set<std::string> collected;        ///< pointers whose resources are known
 
   /// The resource a pointer lies in: the nearest enclosing one.
   const SchemaResource& resource_at(std::string_view ptr) const;
@@ -197,10 +199,19 @@ class SchemaSet {
   SchemaIo m_io;
   MetaCheck m_check;
   std::map<std::string, std::unique_ptr<SchemaDoc>> m_docs;
-  std::map<std::pair<const SchemaDoc*, std::string>, std::unique_ptr<SchemaNode>> m_nodes;
+  /// A node's document and pointer, hashed (pointers share long prefixes: a tree compares
+  /// them over and over).
+  struct NodeKeyHash {
+    size_t operator()(const std::pair<const SchemaDoc*, std::string>& k) const {
+      return std::hash<std::string>()(k.second) ^ std::hash<const void*>()(k.first);
+    }
+  };
+  std::unordered_map<std::pair<const SchemaDoc*, std::string>, std::unique_ptr<SchemaNode>,
+                     NodeKeyHash>
+      m_nodes;
   std::unordered_map<const go::Value*, const SchemaNode*> m_by_value;
   size_t m_unevaluated = 0;  ///< nodes with an unevaluated keyword in force
-  std::vector<SchemaNode*> m_queue;
+  std::deque<SchemaNode*> m_queue;
   std::unordered_map<const go::Value*, std::string> m_numbers;  ///< numbers as written
   std::vector<const SchemaSet*> m_shared;  ///< the shared metaschema sets in use
 };
