@@ -1,5 +1,6 @@
 #include "src/render/yaml/fast.hpp"
 
+#include <algorithm>
 #include <cctype>
 #include <cmath>
 #include <string>
@@ -273,7 +274,8 @@ class Parser {
       }
       if (colon == std::string_view::npos) return false;
       std::string_view k = t.substr(0, colon);
-      if (k.empty() || k.back() == ' ' || plain(k).size() != k.size()) decline();
+      k = k.substr(0, k.find_last_not_of(' ') + 1);  // `key : value`: the spaces end the key
+      if (k.empty() || plain(k).size() != k.size()) decline();
       key = plain_key(k);
     }
     if (colon + 1 < t.size() && t[colon + 1] != ' ') return false;
@@ -290,7 +292,7 @@ class Parser {
     std::string key;
     std::string_view rest;
     if (split_key(l.text, key, rest)) return mapping(l.indent, depth);
-    if (l.text[0] == '|') decline();  // a block scalar on a line of its own
+    if (l.text[0] == '|' || l.text[0] == '>') decline();  // a block scalar on a line of its own
     return inline_value(l.text, owner, depth);
   }
 
@@ -351,7 +353,8 @@ class Parser {
   Value inline_value(std::string_view t, int owner, int depth) {
     if (depth > k_max_depth) decline();
     Value v;
-    if (t == "|" || t == "|-") return literal(owner, t.size() == 1);
+    if (t == "|" || t == "|-" || t == ">" || t == ">-")
+      return block_scalar(owner, t[0] == '>', t.size() == 1);
     if (t.starts_with("{}") || t.starts_with("[]")) {
       expect_end(t.substr(2));
       v = t[0] == '{' ? Value::map() : Value::list();
@@ -447,27 +450,42 @@ class Parser {
     }
   }
 
-  /// A literal block scalar (`|` keeps one final newline, `|-` none) in a node indented
-  /// `owner`; the current line is the one with the indicator.
-  Value literal(int owner, bool clip) {
+  /// A block scalar in a node indented `owner`, the current line holding its indicator:
+  /// literal (`|`) or folded (`>`), with one final newline (clip) or none (`-`). Empty lines
+  /// before its first line are newlines of its text. Folding is libyaml's: the break between
+  /// two lines that do not start with a space (more indented) reads as a space, or is dropped
+  /// when empty lines follow it, each of which is a newline.
+  Value block_scalar(int owner, bool folded, bool clip) {
     ++m_pos;
-    if (m_pos == m_lines.size() || m_lines[m_pos].text.empty()) decline();
-    int indent = m_lines[m_pos].indent;
-    if (indent <= owner) decline();  // an empty scalar
+    size_t first = m_pos;
+    int blank_spaces = 0;
+    while (first < m_lines.size() && m_lines[first].text.empty())
+      blank_spaces = std::max(blank_spaces, m_lines[first++].indent);
+    if (first == m_lines.size()) decline();
+    const int indent = m_lines[first].indent;
+    // an empty scalar, or leading empty lines longer than the first line (libyaml's indentation)
+    if (indent <= owner || blank_spaces > indent) decline();
     std::string out;
-    size_t blank_run = 0;
-    for (; m_pos < m_lines.size(); ++m_pos) {
+    size_t breaks = first - m_pos;  // empty lines since the last line of text
+    bool after_line = false;        // a line of text was read: its break is pending
+    bool after_spaced = false;      // ... and it started with a space
+    for (m_pos = first; m_pos < m_lines.size(); ++m_pos) {
       const Line& l = m_lines[m_pos];
       if (l.text.empty()) {
         if (l.indent > indent) decline();  // spaces that belong to the content
-        ++blank_run;
+        ++breaks;
         continue;
       }
       if (l.indent < indent) break;
-      if (!out.empty()) out.append(blank_run + 1, '\n');
-      blank_run = 0;
+      const bool spaced = l.indent > indent;
+      if (after_line && (!folded || after_spaced || spaced)) out += '\n';
+      if (after_line && folded && !after_spaced && !spaced && breaks == 0) out += ' ';
+      out.append(breaks, '\n');
+      breaks = 0;
       out.append(static_cast<size_t>(l.indent - indent), ' ');
       out += l.text;
+      after_line = true;
+      after_spaced = spaced;
     }
     if (clip) out += '\n';
     skip();

@@ -2,7 +2,8 @@
 /// A fast path for the YAML that charts and rendered manifests are made of: block mappings and
 /// sequences of plain or quoted scalars (double-quoted ones on one line, with the escapes that
 /// JSON and Go's %q print: toJson | quote; plain and single-quoted ones also wrapped over lines,
-/// as controller-gen writes CRDs), `{}`/`[]`, literal block scalars (`|`, `|-`) and comments,
+/// as controller-gen writes CRDs), `{}`/`[]`, literal and folded block scalars (`|`, `|-`,
+/// `>`, `>-`, empty lines before their text included) and comments,
 /// in ASCII or in UTF-8 that go-yaml reads as printable text. It gives exactly what load.hpp's
 /// decode gives for such text, and declines (std::nullopt) anything else — flow collections,
 /// anchors, tags, multi-line double-quoted scalars, other escapes, tabs, invalid UTF-8, control
