@@ -509,28 +509,19 @@ class Validator {
   /// `got number, want integer or string`: the wanted types in v6's fixed order; every
   /// number is `number` (an integral one still matches `integer`).
   Outcome type(const Node& n) const {
-    const Value* t = n[Keyword::Type];
-    if (t == nullptr) return std::nullopt;
-    static constexpr std::array<std::string_view, 7> k_order = {
-        "null", "boolean", "number", "integer", "string", "array", "object"};
-    auto bit = [&](std::string_view name) {
-      auto it = std::find(k_order.begin(), k_order.end(), name);
-      return it == k_order.end() ? 0U : 1U << (it - k_order.begin());
-    };
-    unsigned want = 0;  // bit i: k_order[i] is named
-    if (t->is_string()) want |= bit(t->as_string());
-    if (t->is_list())
-      for (const Value& x : t->as_list())
-        if (x.is_string()) want |= bit(x.as_string());
+    const unsigned want = n.at.type_mask;
     if (want == 0) return std::nullopt;
     const JsonType jt = json_type(n.v);
     std::string got = jt == JsonType::Integer ? "number" : type_name(jt);
-    if ((want & bit(got)) != 0 || (jt == JsonType::Integer && (want & bit("integer")) != 0))
+    if ((want & json_type_bit(got)) != 0 ||
+        (jt == JsonType::Integer && (want & json_type_bit("integer")) != 0))
       return std::nullopt;
-    std::vector<std::string_view> wanted;
-    for (size_t i = 0; i < k_order.size(); ++i)
-      if ((want & (1U << i)) != 0) wanted.push_back(k_order[i]);
-    return problem(n.where, [&] { return "got " + got + ", want " + join(wanted, " or "); });
+    return problem(n.where, [&] {
+      std::vector<std::string_view> wanted;
+      for (size_t i = 0; i < k_json_types.size(); ++i)
+        if ((want & (1U << i)) != 0) wanted.push_back(k_json_types[i]);
+      return "got " + got + ", want " + join(wanted, " or ");
+    });
   }
 
   static std::string type_name(JsonType t) {
@@ -671,7 +662,7 @@ class Validator {
     for (const auto& [key, value] : n.v.as_map()) {
       bool evaluated = false;
       if (props != nullptr && props->is_map())
-        if (const Value* sub = get(props->as_map(), key); sub != nullptr) {
+        if (const Value* sub = property_schema(n, *props, key); sub != nullptr) {
           evaluated = true;
           errs.add(validate(*sub, value, child(n.where, key)));
         }
@@ -691,6 +682,15 @@ class Validator {
     if (!refused.empty())
       errs.add(n.where,
                [&] { return "additional properties " + quoted_list(refused) + " not allowed"; });
+  }
+
+  /// The schema `properties` gives a key, through the node's index where it has one.
+  static const Value* property_schema(const Node& n, const Value& props, const std::string& key) {
+    if (const auto& index = n.at.property_index) {
+      auto it = index->find(key);
+      return it == index->end() ? nullptr : it->second;
+    }
+    return get(props.as_map(), key);
   }
 
   /// arrValidate: sizes, uniqueItems, items (the draft's form), contains.

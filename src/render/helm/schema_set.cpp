@@ -563,6 +563,11 @@ const SchemaNode* SchemaSet::node(const Value& schema) const {
   });
 }
 
+unsigned json_type_bit(std::string_view name) {
+  auto it = std::find(k_json_types.begin(), k_json_types.end(), name);
+  return it == k_json_types.end() ? 0U : 1U << (it - k_json_types.begin());
+}
+
 bool SchemaSet::uses_unevaluated() const {
   return m_unevaluated > 0 || std::any_of(m_shared.begin(), m_shared.end(),
                                           [](const auto* set) { return set->m_unevaluated > 0; });
@@ -987,6 +992,19 @@ void SchemaSet::index_keywords(SchemaNode& node, const Map& obj) {
   if (node.draft() >= 2019 &&
       (node.get(Keyword::UnevaluatedItems) || node.get(Keyword::UnevaluatedProperties)))
     ++m_unevaluated;
+  if (const Value* t = node.get(Keyword::Type)) {
+    if (t->is_string()) node.type_mask |= json_type_bit(t->as_string());
+    if (t->is_list())
+      for (const Value& x : t->as_list())
+        if (x.is_string()) node.type_mask |= json_type_bit(x.as_string());
+  }
+  constexpr size_t k_indexed_from = 12;  // properties; fewer are found as fast in the map
+  if (const Value* p = node.get(Keyword::Properties);
+      p != nullptr && p->is_map() && p->as_map().size() >= k_indexed_from) {
+    auto index = std::make_unique<std::unordered_map<std::string_view, const Value*>>();
+    for (const auto& [name, sub] : p->as_map()) index->emplace(name, &sub);
+    node.property_index = std::move(index);
+  }
 }
 
 /// What objCompiler does with one keyword of one schema: enqueue its subschemas (the value, an

@@ -113,6 +113,13 @@ enum class Keyword : uint8_t {
   Count
 };
 
+/// JSON Schema's type names in the order v6 prints them (`want integer or string`).
+inline constexpr std::array<std::string_view, 7> k_json_types = {
+    "null", "boolean", "number", "integer", "string", "array", "object"};
+
+/// The bit of a type name in SchemaNode::type_mask; 0 for a name that is none.
+unsigned json_type_bit(std::string_view name);
+
 /// A compiled schema: where it is and what it is under.
 struct SchemaNode {
   const SchemaDoc* doc = nullptr;
@@ -125,6 +132,11 @@ struct SchemaNode {
   /// The values of the keywords above that the validator reads, found once when the node is
   /// compiled: validating looks up no keyword by name. Null where a keyword is absent.
   std::array<const go::Value*, static_cast<size_t>(Keyword::Count)> by_keyword{};
+  /// The types its `type` names, as bits of k_json_types (0: none, or no `type`).
+  unsigned type_mask = 0;
+  /// Its `properties` by name, hashed, where they are many (a metaschema's keywords): each
+  /// property of each schema checked against it is looked up there.
+  std::unique_ptr<const std::unordered_map<std::string_view, const go::Value*>> property_index;
   /// What its `$ref`, `$dynamicRef` and `$recursiveRef` resolve to (null: none).
   const SchemaNode* ref = nullptr;
   const SchemaNode* dynamic_ref = nullptr;
