@@ -203,8 +203,15 @@ class Parser {
       } else if (c < 0x20) {
         fail(c, "in string literal");
       } else if (c < 0x80) {
-        out += static_cast<char>(c);
-        ++m_i;
+        // the run of plain ASCII from here on, appended at once
+        size_t end = m_i + 1;
+        while (end < m_s.size()) {
+          const auto b = static_cast<unsigned char>(m_s[end]);
+          if (b == '"' || b == '\\' || b < 0x20 || b >= 0x80) break;
+          ++end;
+        }
+        out.append(m_s.substr(m_i, end - m_i));
+        m_i = end;
       } else {
         go::Rune r = go::decode_rune(m_s.substr(m_i));
         if (r.r == go::k_rune_error && r.width == 1)
