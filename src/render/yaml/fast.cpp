@@ -461,10 +461,15 @@ class Parser {
     int blank_spaces = 0;
     while (first < m_lines.size() && m_lines[first].text.empty())
       blank_spaces = std::max(blank_spaces, m_lines[first++].indent);
-    if (first == m_lines.size()) decline();
+    if (first == m_lines.size() || m_lines[first].indent <= owner) {
+      m_pos = first;  // nothing inside: an empty scalar (`affinity: |` before a comment)
+      skip();
+      if (m_pos < m_lines.size() && m_lines[m_pos].indent > owner) decline();
+      return Value::string("");
+    }
     const int indent = m_lines[first].indent;
-    // an empty scalar, or leading empty lines longer than the first line (libyaml's indentation)
-    if (indent <= owner || blank_spaces > indent) decline();
+    // leading empty lines longer than the first line set libyaml's indentation
+    if (blank_spaces > indent) decline();
     std::string out;
     size_t breaks = first - m_pos;  // empty lines since the last line of text
     bool after_line = false;        // a line of text was read: its break is pending

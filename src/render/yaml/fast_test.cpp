@@ -111,6 +111,10 @@ const std::vector<std::string> k_accepted = {
     "a: |-\n\n\n  x\n\n  y\n",
     "key : v\nk2   :   w\n",
     "maxUnavailable : 25%\nl :\n  - 1\n",
+    "affinity: |\n\n# next\nb: 1\n",
+    "a:\n  affinity: |\n\n  # next\n  b: >-\n  c: |\n     \n  d: 1\n",
+    "a: |\n",
+    "- |-\n- x\n",
 };
 
 const std::vector<std::string> k_declined = {
