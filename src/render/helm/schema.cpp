@@ -16,6 +16,7 @@
 #include "src/render/go/fmt.hpp"
 #include "src/render/go/json.hpp"
 #include "src/render/go/printer_en.hpp"
+#include "src/render/helm/metaschema_fast.hpp"
 #include "src/render/helm/schema_format.hpp"
 #include "src/render/helm/schema_set.hpp"
 #include "src/render/sprig/regex.hpp"
@@ -30,13 +31,6 @@ using go::Map;
 using go::Value;
 
 namespace {
-
-/// Whether a finite double is a whole number (every double from 2^53 on is).
-bool is_whole(double f) {
-  if (!std::isfinite(f)) return false;
-  if (std::fabs(f) >= 9007199254740992.0) return true;
-  return f == static_cast<double>(static_cast<int64_t>(f));
-}
 
 __extension__ typedef __int128 Wide;  // GCC/Clang 128-bit integer
 
@@ -66,14 +60,14 @@ bool multiple_of(double x, double m) {
   int eb = 0;
   if (!std::isfinite(x) || !std::isfinite(m) || !decimal(x, a, ea) || !decimal(m, b, eb) ||
       b == 0 || std::abs(ea - eb) > 30)
-    return is_whole(x / m);
+    return is_whole_number(x / m);
   // x/m = a/b * 10^(ea-eb): scale the side with the larger exponent
   for (int i = ea; i > eb; --i) {
-    if (a > (Wide{1} << 100) / 10 || a < -((Wide{1} << 100) / 10)) return is_whole(x / m);
+    if (a > (Wide{1} << 100) / 10 || a < -((Wide{1} << 100) / 10)) return is_whole_number(x / m);
     a *= 10;
   }
   for (int i = eb; i > ea; --i) {
-    if (b > (Wide{1} << 100) / 10 || b < -((Wide{1} << 100) / 10)) return is_whole(x / m);
+    if (b > (Wide{1} << 100) / 10 || b < -((Wide{1} << 100) / 10)) return is_whole_number(x / m);
     b *= 10;
   }
   return a % b == 0;
@@ -90,19 +84,13 @@ JsonType json_type(const Value& v) {
     case GoKind::Int:
     case GoKind::Uint: return JsonType::Integer;
     case GoKind::Float: {
-      return is_whole(v.as_float()) ? JsonType::Integer : JsonType::Number;
+      return is_whole_number(v.as_float()) ? JsonType::Integer : JsonType::Number;
     }
     case GoKind::String: return JsonType::String;
     case GoKind::Slice: return JsonType::Array;
     case GoKind::Map: return JsonType::Object;
     default: return JsonType::Other;
   }
-}
-
-double number_of(const Value& v) {
-  if (v.is_int()) return static_cast<double>(v.as_int());
-  if (v.is_uint()) return static_cast<double>(v.as_uint());
-  return v.as_float();
 }
 
 /// Numbers as float64, recursively, so that equal numbers have one JSON text: v6's equals
@@ -985,6 +973,14 @@ class Validator {
 /// roots.validate: a schema (a document, or a value a `$ref` made one) against its draft's
 /// metaschema; SchemaValidationError's text when it fails.
 void check_against_metaschema(SchemaSet& set, const SchemaNode& node) {
+  const bool one_dialect =
+      std::all_of(node.doc->resources.begin(), node.doc->resources.end(), [&](const auto& r) {
+        return r.second.draft == node.resource->draft && r.second.vocabs == node.resource->vocabs;
+      });
+  // the standard metaschema's rules, walked (metaschema_fast.hpp): valid needs no validator
+  if (one_dialect && !node.resource->vocabs && metaschema_fast_path() &&
+      surely_valid_against_metaschema(*node.value, node.resource->draft))
+    return;
   const SchemaNode& meta = set.metaschema(*node.resource);
   std::map<std::string, const SchemaNode*> dialects;
   for (const auto& [ptr, res] : node.doc->resources)

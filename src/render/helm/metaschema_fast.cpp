@@ -1,0 +1,431 @@
+#include "src/render/helm/metaschema_fast.hpp"
+
+#include <algorithm>
+#include <atomic>
+#include <cmath>
+#include <cstdint>
+#include <span>
+#include <string_view>
+#include <unordered_set>
+
+#include "src/render/helm/schema_format.hpp"
+#include "src/render/helm/schema_set.hpp"
+
+namespace ejob::render::helm {
+
+using go::List;
+using go::Map;
+using go::Value;
+
+namespace {
+
+/// What a keyword's value must be, as the metaschemas spell it.
+enum class Rule : uint8_t {
+  Any,                  ///< `default`, `const`: anything
+  String,               ///< {"type": "string"}
+  Boolean,              ///< {"type": "boolean"}
+  Number,               ///< {"type": "number"}
+  PositiveNumber,       ///< multipleOf: a number, exclusiveMinimum 0
+  NonNegativeInteger,   ///< {"type": "integer", "minimum": 0}
+  Type,                 ///< simpleTypes, or a non-empty array of them without repeats
+  Array,                ///< {"type": "array"}: examples, 2020-12's enum
+  UniqueArray,          ///< draft 7's enum: non-empty, no two items equal
+  StringArray,          ///< required: strings, no two equal
+  StringArrayMap,       ///< dependentRequired: an object of string arrays
+  Uri,                  ///< a string of format uri
+  UriReference,         ///< a string of format uri-reference
+  Id2020,               ///< 2020-12's $id: a uri-reference, no fragment but an empty one
+  Anchor,               ///< ^[A-Za-z_][-A-Za-z0-9._]*$ (2020-12)
+  Anchor2019,           ///< ^[A-Za-z][-A-Za-z0-9.:_]*$
+  Regex,                ///< a string of format regex
+  Schema,               ///< an object or a boolean, itself checked
+  SchemaArray,          ///< a non-empty array of schemas
+  SchemaOrSchemaArray,  ///< draft 7's items
+  SchemaMap,            ///< an object of schemas (properties, $defs…)
+  PatternSchemaMap,     ///< patternProperties: regex names
+  SchemaOrNamesMap,     ///< dependencies: each a schema or a string array
+  Unsure,               ///< what the walk leaves to the validator ($vocabulary)
+};
+
+struct KeywordRule {
+  std::string_view name;
+  Rule rule;
+};
+
+using R = Rule;
+
+// Each list sorted by name: draft-07/schema's properties; 2019-09/schema's and its six
+// vocabularies'; 2020-12/schema's and its seven (src/render/helm/metaschemas).
+constexpr KeywordRule k_draft7[] = {
+    {"$comment", R::String},
+    {"$id", R::UriReference},
+    {"$ref", R::UriReference},
+    {"$schema", R::Uri},
+    {"additionalItems", R::Schema},
+    {"additionalProperties", R::Schema},
+    {"allOf", R::SchemaArray},
+    {"anyOf", R::SchemaArray},
+    {"const", R::Any},
+    {"contains", R::Schema},
+    {"contentEncoding", R::String},
+    {"contentMediaType", R::String},
+    {"default", R::Any},
+    {"definitions", R::SchemaMap},
+    {"dependencies", R::SchemaOrNamesMap},
+    {"description", R::String},
+    {"else", R::Schema},
+    {"enum", R::UniqueArray},
+    {"examples", R::Array},
+    {"exclusiveMaximum", R::Number},
+    {"exclusiveMinimum", R::Number},
+    {"format", R::String},
+    {"if", R::Schema},
+    {"items", R::SchemaOrSchemaArray},
+    {"maxItems", R::NonNegativeInteger},
+    {"maxLength", R::NonNegativeInteger},
+    {"maxProperties", R::NonNegativeInteger},
+    {"maximum", R::Number},
+    {"minItems", R::NonNegativeInteger},
+    {"minLength", R::NonNegativeInteger},
+    {"minProperties", R::NonNegativeInteger},
+    {"minimum", R::Number},
+    {"multipleOf", R::PositiveNumber},
+    {"not", R::Schema},
+    {"oneOf", R::SchemaArray},
+    {"pattern", R::Regex},
+    {"patternProperties", R::PatternSchemaMap},
+    {"properties", R::SchemaMap},
+    {"propertyNames", R::Schema},
+    {"readOnly", R::Boolean},
+    {"required", R::StringArray},
+    {"then", R::Schema},
+    {"title", R::String},
+    {"type", R::Type},
+    {"uniqueItems", R::Boolean},
+    {"writeOnly", R::Boolean},
+};
+
+constexpr KeywordRule k_draft2019[] = {
+    {"$anchor", R::Anchor2019},
+    {"$comment", R::String},
+    {"$defs", R::SchemaMap},
+    {"$id", R::Id2020},
+    {"$recursiveAnchor", R::Boolean},
+    {"$recursiveRef", R::UriReference},
+    {"$ref", R::UriReference},
+    {"$schema", R::Uri},
+    {"$vocabulary", R::Unsure},
+    {"additionalItems", R::Schema},
+    {"additionalProperties", R::Schema},
+    {"allOf", R::SchemaArray},
+    {"anyOf", R::SchemaArray},
+    {"const", R::Any},
+    {"contains", R::Schema},
+    {"contentEncoding", R::String},
+    {"contentMediaType", R::String},
+    {"contentSchema", R::Schema},
+    {"default", R::Any},
+    {"definitions", R::SchemaMap},
+    {"dependencies", R::SchemaOrNamesMap},
+    {"dependentRequired", R::StringArrayMap},
+    {"dependentSchemas", R::SchemaMap},
+    {"deprecated", R::Boolean},
+    {"description", R::String},
+    {"else", R::Schema},
+    {"enum", R::Array},
+    {"examples", R::Array},
+    {"exclusiveMaximum", R::Number},
+    {"exclusiveMinimum", R::Number},
+    {"format", R::String},
+    {"if", R::Schema},
+    {"items", R::SchemaOrSchemaArray},
+    {"maxContains", R::NonNegativeInteger},
+    {"maxItems", R::NonNegativeInteger},
+    {"maxLength", R::NonNegativeInteger},
+    {"maxProperties", R::NonNegativeInteger},
+    {"maximum", R::Number},
+    {"minContains", R::NonNegativeInteger},
+    {"minItems", R::NonNegativeInteger},
+    {"minLength", R::NonNegativeInteger},
+    {"minProperties", R::NonNegativeInteger},
+    {"minimum", R::Number},
+    {"multipleOf", R::PositiveNumber},
+    {"not", R::Schema},
+    {"oneOf", R::SchemaArray},
+    {"pattern", R::Regex},
+    {"patternProperties", R::PatternSchemaMap},
+    {"properties", R::SchemaMap},
+    {"propertyNames", R::Schema},
+    {"readOnly", R::Boolean},
+    {"required", R::StringArray},
+    {"then", R::Schema},
+    {"title", R::String},
+    {"type", R::Type},
+    {"unevaluatedItems", R::Schema},
+    {"unevaluatedProperties", R::Schema},
+    {"uniqueItems", R::Boolean},
+    {"writeOnly", R::Boolean},
+};
+
+constexpr KeywordRule k_draft2020[] = {
+    {"$anchor", R::Anchor},
+    {"$comment", R::String},
+    {"$defs", R::SchemaMap},
+    {"$dynamicAnchor", R::Anchor},
+    {"$dynamicRef", R::UriReference},
+    {"$id", R::Id2020},
+    {"$recursiveAnchor", R::Anchor},
+    {"$recursiveRef", R::UriReference},
+    {"$ref", R::UriReference},
+    {"$schema", R::Uri},
+    {"$vocabulary", R::Unsure},
+    {"additionalProperties", R::Schema},
+    {"allOf", R::SchemaArray},
+    {"anyOf", R::SchemaArray},
+    {"const", R::Any},
+    {"contains", R::Schema},
+    {"contentEncoding", R::String},
+    {"contentMediaType", R::String},
+    {"contentSchema", R::Schema},
+    {"default", R::Any},
+    {"definitions", R::SchemaMap},
+    {"dependencies", R::SchemaOrNamesMap},
+    {"dependentRequired", R::StringArrayMap},
+    {"dependentSchemas", R::SchemaMap},
+    {"deprecated", R::Boolean},
+    {"description", R::String},
+    {"else", R::Schema},
+    {"enum", R::Array},
+    {"examples", R::Array},
+    {"exclusiveMaximum", R::Number},
+    {"exclusiveMinimum", R::Number},
+    {"format", R::String},
+    {"if", R::Schema},
+    {"items", R::Schema},
+    {"maxContains", R::NonNegativeInteger},
+    {"maxItems", R::NonNegativeInteger},
+    {"maxLength", R::NonNegativeInteger},
+    {"maxProperties", R::NonNegativeInteger},
+    {"maximum", R::Number},
+    {"minContains", R::NonNegativeInteger},
+    {"minItems", R::NonNegativeInteger},
+    {"minLength", R::NonNegativeInteger},
+    {"minProperties", R::NonNegativeInteger},
+    {"minimum", R::Number},
+    {"multipleOf", R::PositiveNumber},
+    {"not", R::Schema},
+    {"oneOf", R::SchemaArray},
+    {"pattern", R::Regex},
+    {"patternProperties", R::PatternSchemaMap},
+    {"prefixItems", R::SchemaArray},
+    {"properties", R::SchemaMap},
+    {"propertyNames", R::Schema},
+    {"readOnly", R::Boolean},
+    {"required", R::StringArray},
+    {"then", R::Schema},
+    {"title", R::String},
+    {"type", R::Type},
+    {"unevaluatedItems", R::Schema},
+    {"unevaluatedProperties", R::Schema},
+    {"uniqueItems", R::Boolean},
+    {"writeOnly", R::Boolean},
+};
+
+constexpr bool sorted(std::span<const KeywordRule> rules) {
+  for (size_t i = 1; i < rules.size(); ++i)
+    if (!(rules[i - 1].name < rules[i].name)) return false;
+  return true;
+}
+static_assert(sorted(k_draft7) && sorted(k_draft2019) && sorted(k_draft2020));
+
+constexpr int k_max_depth = 2000;  // deeper documents are left to the validator
+
+std::atomic<bool> g_fast_path{true};
+
+bool ascii(std::string_view s) {
+  return std::all_of(s.begin(), s.end(),
+                     [](char c) { return static_cast<unsigned char>(c) < 0x80; });
+}
+
+bool is_number(const Value& v) { return v.is_int() || v.is_uint() || v.is_float(); }
+
+/// A JSON integer as v6 sees one: any Go integer, or a float64 without a fraction.
+bool is_integer(const Value& v) {
+  return v.is_int() || v.is_uint() || (v.is_float() && is_whole_number(v.as_float()));
+}
+
+/// Strings that are certainly all different as JSON values: ASCII ones (a non-ASCII one could
+/// be invalid UTF-8 that encodes the same as another, which the validator judges).
+bool distinct_ascii_strings(const List& items) {
+  std::unordered_set<std::string_view> seen;
+  for (const Value& x : items) {
+    if (!x.is_string() || !ascii(x.as_string())) return false;
+    if (!seen.insert(x.as_string()).second) return false;
+  }
+  return true;
+}
+
+/// Values that are certainly all different: ASCII strings, booleans, null and integers that a
+/// double holds exactly, each compared within its kind; anything else is left to the validator.
+bool distinct_scalars(const List& items) {
+  std::unordered_set<std::string_view> strings;
+  std::unordered_set<int64_t> integers;
+  int trues = 0;
+  int falses = 0;
+  int nulls = 0;
+  for (const Value& x : items) {
+    if (x.is_string()) {
+      if (!ascii(x.as_string()) || !strings.insert(x.as_string()).second) return false;
+    } else if (x.is_bool()) {
+      if (++(x.as_bool() ? trues : falses) > 1) return false;
+    } else if (x.is_nil()) {
+      if (++nulls > 1) return false;
+    } else if (is_number(x) && is_integer(x) && std::fabs(number_of(x)) < 9007199254740992.0) {
+      if (!integers.insert(static_cast<int64_t>(number_of(x))).second) return false;
+    } else {
+      return false;
+    }
+  }
+  return true;
+}
+
+/// 2020-12's $id pattern `^[^#]*#?$`: no `#` but a last one.
+bool no_fragment(std::string_view s) {
+  const size_t hash = s.find('#');
+  return hash == std::string_view::npos || hash + 1 == s.size();
+}
+
+/// 2020-12's anchor `^[A-Za-z_][-A-Za-z0-9._]*$`, or 2019-09's `^[A-Za-z][-A-Za-z0-9.:_]*$`.
+bool anchor_name(std::string_view s, bool draft2019) {
+  auto letter = [](char c) { return (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z'); };
+  if (s.empty() || !(letter(s[0]) || (s[0] == '_' && !draft2019))) return false;
+  return std::all_of(s.begin() + 1, s.end(), [&](char c) {
+    return letter(c) || (c >= '0' && c <= '9') || c == '-' || c == '.' || c == '_' ||
+           (c == ':' && draft2019);
+  });
+}
+
+class Walk {
+ public:
+  explicit Walk(std::span<const KeywordRule> rules) : m_rules(rules) {}
+
+  /// A schema: an object whose keywords keep their rules, or a boolean.
+  bool schema(const Value& v, int depth) {
+    if (v.is_bool()) return true;
+    if (!v.is_map() || depth > k_max_depth) return false;
+    for (const auto& [key, value] : v.as_map()) {
+      const KeywordRule* r = rule_of(key);
+      if (r != nullptr && !keeps(r->rule, value, depth + 1)) return false;
+    }
+    return true;
+  }
+
+ private:
+  const KeywordRule* rule_of(std::string_view key) const {
+    auto it = std::lower_bound(m_rules.begin(), m_rules.end(), key,
+                               [](const KeywordRule& r, std::string_view k) { return r.name < k; });
+    return it != m_rules.end() && it->name == key ? &*it : nullptr;
+  }
+
+  bool keeps(Rule rule, const Value& v, int depth) {
+    switch (rule) {
+      case R::Any: return true;
+      case R::String: return v.is_string();
+      case R::Boolean: return v.is_bool();
+      case R::Number: return is_number(v);
+      case R::PositiveNumber: return is_number(v) && number_of(v) > 0;
+      case R::NonNegativeInteger: return is_integer(v) && number_of(v) >= 0;
+      case R::Type: return type(v);
+      case R::Array: return v.is_list();
+      case R::UniqueArray:
+        return v.is_list() && !v.as_list().empty() && distinct_scalars(v.as_list());
+      case R::StringArray: return v.is_list() && distinct_ascii_strings(v.as_list());
+      case R::StringArrayMap: return each_value(v, [&](const Value& x) { return string_array(x); });
+      case R::Uri: return v.is_string() && !format_error("uri", v.as_string());
+      case R::UriReference: return v.is_string() && !format_error("uri-reference", v.as_string());
+      case R::Id2020:
+        return keeps(R::UriReference, v, depth) && ascii(v.as_string()) &&
+               no_fragment(v.as_string());
+      case R::Anchor: return v.is_string() && anchor_name(v.as_string(), false);
+      case R::Anchor2019: return v.is_string() && anchor_name(v.as_string(), true);
+      case R::Regex: return v.is_string() && !format_error("regex", v.as_string());
+      default: return applies(rule, v, depth);
+    }
+  }
+
+  /// The rules whose values hold schemas.
+  bool applies(Rule rule, const Value& v, int depth) {
+    auto sub = [&](const Value& x) { return schema(x, depth); };
+    switch (rule) {
+      case R::Schema: return schema(v, depth);
+      case R::SchemaArray: return schema_array(v, depth);
+      case R::SchemaOrSchemaArray: return v.is_list() ? schema_array(v, depth) : schema(v, depth);
+      case R::SchemaMap: return each_value(v, sub);
+      case R::PatternSchemaMap:
+        return each_value(v, sub) && std::all_of(v.as_map().begin(), v.as_map().end(), [](auto& e) {
+                 return !format_error("regex", e.first);
+               });
+      case R::SchemaOrNamesMap:
+        return each_value(v,
+                          [&](const Value& x) { return x.is_list() ? string_array(x) : sub(x); });
+      default: return false;  // Unsure
+    }
+  }
+
+  static bool type(const Value& v) {
+    if (v.is_string()) return json_type_bit(v.as_string()) != 0;
+    if (!v.is_list() || v.as_list().empty()) return false;
+    unsigned seen = 0;
+    for (const Value& x : v.as_list()) {
+      const unsigned bit = x.is_string() ? json_type_bit(x.as_string()) : 0;
+      if (bit == 0 || (seen & bit) != 0) return false;
+      seen |= bit;
+    }
+    return true;
+  }
+
+  static bool string_array(const Value& v) {
+    return v.is_list() && distinct_ascii_strings(v.as_list());
+  }
+
+  bool schema_array(const Value& v, int depth) {
+    if (!v.is_list() || v.as_list().empty()) return false;
+    return std::all_of(v.as_list().begin(), v.as_list().end(),
+                       [&](const Value& x) { return schema(x, depth); });
+  }
+
+  template <typename Check>
+  static bool each_value(const Value& v, Check&& check) {
+    if (!v.is_map()) return false;
+    return std::all_of(v.as_map().begin(), v.as_map().end(),
+                       [&](const auto& e) { return check(e.second); });
+  }
+
+  std::span<const KeywordRule> m_rules;
+};
+
+}  // namespace
+
+double number_of(const Value& v) {
+  if (v.is_int()) return static_cast<double>(v.as_int());
+  if (v.is_uint()) return static_cast<double>(v.as_uint());
+  return v.as_float();
+}
+
+bool is_whole_number(double f) {
+  if (!std::isfinite(f)) return false;
+  if (std::fabs(f) >= 9007199254740992.0) return true;
+  return f == static_cast<double>(static_cast<int64_t>(f));
+}
+
+bool surely_valid_against_metaschema(const Value& schema, int draft) {
+  if (draft == 7) return Walk(k_draft7).schema(schema, 0);
+  if (draft == 2019) return Walk(k_draft2019).schema(schema, 0);
+  if (draft == 2020) return Walk(k_draft2020).schema(schema, 0);
+  return false;
+}
+
+void set_metaschema_fast_path(bool on) { g_fast_path.store(on); }
+bool metaschema_fast_path() { return g_fast_path.load(std::memory_order_relaxed); }
+
+}  // namespace ejob::render::helm
