@@ -575,6 +575,12 @@ bool SchemaSet::uses_unevaluated() const {
 
 const std::string* SchemaSet::number_text(const Value& v) const {
   return here_or_shared([&](const SchemaSet& set) -> const std::string* {
+    const std::lock_guard<std::mutex> hold(set.m_numbers_lock);
+    for (const auto& [url, doc] : set.m_docs) {
+      if (doc->numbers_recorded || doc->text.empty()) continue;
+      NumberTexts(doc->text, set.m_numbers).value(&doc->value);
+      doc->numbers_recorded = true;
+    }
     auto it = set.m_numbers.find(&v);
     return it == set.m_numbers.end() ? nullptr : &it->second;
   });
@@ -715,7 +721,8 @@ SchemaDoc& SchemaSet::load(const std::string& url) {
   } catch (const std::exception& e) {
     throw SchemaCompileError("failing loading " + go_quote(url) + ": " + e.what());
   }
-  return add_doc(url, std::move(value), text.value_or(""));
+  std::string owned = text.value_or("");
+  return add_doc(url, std::move(value), owned, std::move(owned));
 }
 
 /// SchemeURLLoader with Helm's loaders: the text of a document, or none for a `urn:` (Helm's
@@ -735,11 +742,13 @@ std::optional<std::string> SchemaSet::document_text(const std::string& url) {
 
 /// roots.addRoot: resources and anchors collected, then the document checked against its
 /// metaschema (a metaschema itself is not).
-SchemaDoc& SchemaSet::add_doc(const std::string& url, Value value, std::string_view text) {
+SchemaDoc& SchemaSet::add_doc(const std::string& url, Value value, std::string_view text,
+                              std::string owned_text) {
   auto doc = std::make_unique<SchemaDoc>();
   doc->url = url;
   doc->value = std::move(value);
-  if (!text.empty()) NumberTexts(text, m_numbers).value(&doc->value);
+  doc->owned_text = std::move(owned_text);
+  doc->text = doc->owned_text.empty() ? text : doc->owned_text;
   doc->meta = metaschemas::metaschema_text(url).has_value();
   // v6 finds no root resource in a document that is neither an object nor a boolean and
   // dereferences nil; Helm recovers the panic into this text

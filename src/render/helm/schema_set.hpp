@@ -19,6 +19,7 @@
 #include <functional>
 #include <map>
 #include <memory>
+#include <mutex>
 #include <optional>
 #include <set>
 #include <stdexcept>
@@ -60,6 +61,11 @@ struct SchemaDoc {
   std::string url;
   go::Value value;
   bool meta = false;  ///< a metaschema: formats asserted, never itself checked
+  /// Its JSON text, for the numbers as written, which only a problem's text needs: read then
+  /// (number_text). A view of the caller's text for the document compiled, else owned_text.
+  std::string_view text;
+  std::string owned_text;
+  bool numbers_recorded = false;
   std::map<std::string, SchemaResource> resources;  ///< by pointer
   std::unordered_set<std::string> collected;        ///< pointers whose resources are known
 
@@ -190,7 +196,8 @@ class SchemaSet {
   SchemaDoc& load(const std::string& url);
   std::optional<std::string> document_text(const std::string& url);
   void warn_urn(const std::string& url);
-  SchemaDoc& add_doc(const std::string& url, go::Value value, std::string_view text);
+  SchemaDoc& add_doc(const std::string& url, go::Value value, std::string_view text,
+                     std::string owned_text = {});
   void collect(SchemaDoc& doc, const go::Value& v, std::string base, const std::string& ptr,
                const SchemaResource& fallback);
   std::optional<std::set<std::string>> vocabularies(const std::string& schema, int draft);
@@ -224,7 +231,9 @@ class SchemaSet {
   std::unordered_map<const go::Value*, const SchemaNode*> m_by_value;
   size_t m_unevaluated = 0;  ///< nodes with an unevaluated keyword in force
   std::deque<SchemaNode*> m_queue;
-  std::unordered_map<const go::Value*, std::string> m_numbers;  ///< numbers as written
+  /// Numbers as written, recorded from the documents' texts when first asked for.
+  mutable std::unordered_map<const go::Value*, std::string> m_numbers;
+  mutable std::mutex m_numbers_lock;       ///< the metaschema sets are shared between threads
   std::vector<const SchemaSet*> m_shared;  ///< the shared metaschema sets in use
 };
 
