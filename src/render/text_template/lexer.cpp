@@ -184,11 +184,18 @@ class Lexer {
     return State::Stop;
   }
 
+  /// Whether `}}` starts at `at`: asked at every token of every action, so two bytes are
+  /// compared where starts_with would call memcmp.
+  [[nodiscard]] bool right_delim_at(size_t at) const {
+    static_assert(k_right.size() == 2);
+    return at + 1 < m_in.size() && m_in[at] == k_right[0] && m_in[at + 1] == k_right[1];
+  }
+
   /// (at a right delimiter, with a trim marker)
   std::pair<bool, bool> at_right_delim() const {
     std::string_view r = rest(m_pos);
-    if (has_right_trim(r) && r.substr(k_trim_len).starts_with(k_right)) return {true, true};
-    if (r.starts_with(k_right)) return {true, false};
+    if (has_right_trim(r) && right_delim_at(m_pos + k_trim_len)) return {true, true};
+    if (right_delim_at(m_pos)) return {true, false};
     return {false, false};
   }
 
@@ -325,7 +332,7 @@ class Lexer {
       case '(': return true;
       default: break;
     }
-    return rest(m_pos).starts_with(k_right);
+    return right_delim_at(m_pos);
   }
 
   /// Steps over letters, digits and '_' (Unicode letters and digits too), as a loop of next()
@@ -361,23 +368,23 @@ class Lexer {
     return State::InsideAction;
   }
 
+  /// The keyword a word is (Tok::Error: none), told apart by its length first: the lexer asks
+  /// for every identifier and field of every action.
   static Tok keyword(std::string_view w) {
-    static constexpr std::pair<std::string_view, Tok> k_keys[] = {{".", Tok::Dot},
-                                                                  {"block", Tok::Block},
-                                                                  {"break", Tok::Break},
-                                                                  {"continue", Tok::Continue},
-                                                                  {"define", Tok::Define},
-                                                                  {"else", Tok::Else},
-                                                                  {"end", Tok::End},
-                                                                  {"if", Tok::If},
-                                                                  {"range", Tok::Range},
-                                                                  {"nil", Tok::Nil},
-                                                                  {"template", Tok::Template},
-                                                                  {"with", Tok::With}};
-    for (const auto& [name, tok] : k_keys) {
-      if (name == w) return tok;
+    switch (w.size()) {
+      case 1: return w == "." ? Tok::Dot : Tok::Error;
+      case 2: return w == "if" ? Tok::If : Tok::Error;
+      case 3: return w == "end" ? Tok::End : w == "nil" ? Tok::Nil : Tok::Error;
+      case 4: return w == "else" ? Tok::Else : w == "with" ? Tok::With : Tok::Error;
+      case 5:
+        return w == "range"   ? Tok::Range
+               : w == "block" ? Tok::Block
+               : w == "break" ? Tok::Break
+                              : Tok::Error;
+      case 6: return w == "define" ? Tok::Define : Tok::Error;
+      case 8: return w == "template" ? Tok::Template : w == "continue" ? Tok::Continue : Tok::Error;
+      default: return Tok::Error;
     }
-    return Tok::Error;
   }
 
   State lex_variable() {
