@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "src/render/go/fmt.hpp"
+#include "src/render/yaml/errors.hpp"
 #include "src/render/yaml/load.hpp"
 
 namespace ejob::render::yaml {
@@ -202,6 +203,19 @@ TEST_CASE("yaml_fast: the simple subset gives what the full parser gives") {
 TEST_CASE("yaml_fast: anything else is left to the full parser") {
   for (const std::string& text : k_declined) {
     INFO(text);
+    CHECK_FALSE(yaml::load_simple(text).has_value());
+  }
+}
+
+TEST_CASE("yaml_fast: what go-yaml's reader refuses is left to the full parser") {
+  // load.cpp runs the reader's check only where the fast path declines
+  for (const char* text :
+       {"a: \x01\n", "a: b\x7F\n", "a: \xC2\x80\n", "a: \xEF\xBF\xBE\n", "a: \xEF\xBF\xBF\n",
+        "\xFF: 1\n", "a: \xC2\n", "a: \xC2x\n", "a: \xED\xA0\x80\n", "a: \xF4\x90\x80\x80\n",
+        "# \x1B[0m\na: 1\n", "a: |\n  \x08\n"}) {
+    INFO(text);
+    size_t at = 0;
+    CHECK_FALSE(go_reader_error(text, at).empty());
     CHECK_FALSE(yaml::load_simple(text).has_value());
   }
 }

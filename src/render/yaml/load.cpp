@@ -247,15 +247,17 @@ std::string unknown_anchor(std::string_view text, const YAML::Mark& mark) {
 
 YamlDecoded decode(std::string_view text) {
   YamlDecoded out;
+  // Most YAML, without yaml-cpp. The fast path declines every byte go-yaml's reader refuses
+  // (control characters, bad UTF-8, and more), so what it reads needs no reader check.
+  if (std::optional<Value> simple = yaml::load_simple(text)) {
+    out.value = std::move(*simple);
+    return out;
+  }
   size_t bad = 0;
   std::string reader = yaml::go_reader_error(text, bad);
   // go-yaml decodes its first 512-byte chunk before scanning: an error there comes first
   if (!reader.empty() && bad < 512) {
     out.error = "error converting YAML to JSON: yaml: " + reader;
-    return out;
-  }
-  if (std::optional<Value> simple = reader.empty() ? yaml::load_simple(text) : std::nullopt) {
-    out.value = std::move(*simple);  // most YAML, without yaml-cpp
     return out;
   }
   int directive_line = -1;
