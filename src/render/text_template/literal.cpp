@@ -5,6 +5,7 @@
 #include <cstdlib>
 
 #include "src/render/go/strconv.hpp"
+#include "src/render/go/utf8.hpp"
 
 namespace ejob::render::text_template {
 
@@ -104,6 +105,10 @@ bool unquote(std::string_view in, std::string& out) {
   }
   if (q != '"') return false;
   if (body.find('\n') != std::string_view::npos) return false;
+  if (body.find('\\') == std::string_view::npos && go::valid_utf8(body)) {
+    out.assign(body);  // strconv.Unquote's own shortcut: nothing to decode
+    return true;
+  }
   size_t at = 0;
   while (at < body.size()) {
     char32_t r = 0;
