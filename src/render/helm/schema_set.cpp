@@ -533,6 +533,19 @@ std::string encode_fragment(std::string_view frag) {
 }
 
 const SchemaResource& SchemaDoc::resource_at(std::string_view ptr) const {
+  if (resources.size() <= 8) {  // most documents: the longest enclosing pointer, in one pass
+    const SchemaResource* nearest = nullptr;
+    size_t nearest_size = 0;
+    for (const auto& [at, res] : resources) {
+      const bool encloses =
+          ptr.starts_with(at) && (ptr.size() == at.size() || ptr[at.size()] == '/');
+      if (encloses && (nearest == nullptr || at.size() >= nearest_size)) {
+        nearest = &res;
+        nearest_size = at.size();
+      }
+    }
+    if (nearest != nullptr) return *nearest;
+  }
   while (true) {
     if (auto it = resources.find(std::string(ptr)); it != resources.end()) return it->second;
     const size_t slash = ptr.rfind('/');
