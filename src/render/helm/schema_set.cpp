@@ -163,14 +163,30 @@ std::string escape_token(std::string_view tok) {
   return out;
 }
 
+/// The positions (bits of k_positions) whose keyword `obj` has: one pass over its keys, where
+/// looking each position up would search the map 22 times for every subschema.
+uint32_t positions_present(const Map& obj) {
+  static const std::unordered_map<std::string_view, uint32_t> k_bits = [] {
+    std::unordered_map<std::string_view, uint32_t> bits;
+    for (size_t i = 0; i < k_positions.size(); ++i) bits[k_positions[i].keyword] |= 1U << i;
+    return bits;
+  }();
+  uint32_t present = 0;
+  for (const auto& [key, _] : obj)
+    if (auto it = k_bits.find(key); it != k_bits.end()) present |= it->second;
+  return present;
+}
+
 /// Each subschema of `obj` at `ptr` under `draft`, with its pointer (Go walks a map at random;
 /// the order here is the keywords' and then the names').
 std::vector<std::pair<std::string, const Value*>> subschemas(const Map& obj, const std::string& ptr,
                                                              int draft) {
   std::vector<std::pair<std::string, const Value*>> out;
   auto at = [&](std::string_view k) { return ptr + "/" + escape_token(k); };
-  for (const Position& p : k_positions) {
-    if (draft < p.since) continue;
+  const uint32_t present = positions_present(obj);
+  for (size_t i = 0; i < k_positions.size(); ++i) {
+    const Position& p = k_positions[i];
+    if (draft < p.since || (present & (1U << i)) == 0) continue;
     auto it = obj.find(p.keyword);
     if (it == obj.end()) continue;
     const Value& v = it->second;
