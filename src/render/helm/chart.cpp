@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 #include <re2/re2.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <map>
@@ -31,9 +32,13 @@ namespace {
 
 bool starts_with(std::string_view s, std::string_view prefix) { return s.starts_with(prefix); }
 
+[[noreturn]] void cannot_read(const fs::path& p) {
+  throw Error(ErrorCode::Io, "open " + p.string() + ": cannot read file");
+}
+
 std::string read_file(const fs::path& p) {
   std::optional<std::string> data = read_whole_file(p);
-  if (!data) throw Error(ErrorCode::Io, "open " + p.string() + ": cannot read file");
+  if (!data) cannot_read(p);
   if (starts_with(*data, "\xEF\xBB\xBF")) data->erase(0, 3);  // Helm drops a UTF-8 BOM
   return std::move(*data);
 }
@@ -73,7 +78,8 @@ void walk(const fs::path& top, const std::string& rel, const IgnoreRules& rules,
     if (rules.ignore(path, false)) continue;
     if (!fs::is_regular_file(st))
       fail_at("cannot load irregular file " + full.string() + " as it has file mode type bits set");
-    out.push_back({path, read_file(full)});
+    if (::access(full.c_str(), R_OK) != 0) cannot_read(full);
+    out.push_back({path, {}, std::make_shared<const DeferredFile>(full)});
   }
 }
 
@@ -92,11 +98,11 @@ void load_subcharts(Chart& c, SubchartFiles subcharts) {
     for (ChartFile& f : files) {
       size_t slash = f.name.find('/');
       if (archive || slash == std::string::npos) continue;
-      inner.push_back({f.name.substr(slash + 1), std::move(f.data)});
+      inner.push_back({f.name.substr(slash + 1), std::move(f.data), std::move(f.deferred)});
     }
     ChartPtr sub;
     try {
-      if (archive) inner = load_archive_files(files.front().data);
+      if (archive) inner = load_archive_files(files.front().text());
       sub = load_chart_files(std::move(inner), c.source_dir + "/charts/" + name);
     } catch (const Error& e) {
       throw Error(e.code(), where + e.message(), e.where());
@@ -109,7 +115,7 @@ void load_subcharts(Chart& c, SubchartFiles subcharts) {
 Value load_values_file(const ChartFile& f, const std::string& origin) {
   Value v;
   try {
-    v = load_yaml(f.data, origin + "/" + f.name);
+    v = load_yaml(f.text(), origin + "/" + f.name);
   } catch (const Error& e) {
     throw Error(ErrorCode::Input, "cannot load values.yaml: " + e.message(), e.where());
   }
@@ -128,6 +134,17 @@ Value load_values_file(const ChartFile& f, const std::string& origin) {
 std::string Chart::full_path() const {
   if (is_root()) return name();
   return parent->full_path() + "/charts/" + name();
+}
+
+const std::string& DeferredFile::text() const {
+  std::call_once(m_once, [&] {
+    std::optional<std::string> data = read_whole_file(m_path);
+    m_failed = !data;
+    if (data) m_text = std::move(*data);
+    if (m_text.starts_with("\xEF\xBB\xBF")) m_text.erase(0, 3);  // Helm drops a UTF-8 BOM
+  });
+  if (m_failed) cannot_read(m_path);
+  return m_text;
 }
 
 std::shared_ptr<Chart> Chart::clone_tree(const Chart* new_parent) const {
@@ -153,25 +170,25 @@ ChartPtr load_chart_files(std::vector<ChartFile> files, const std::string& origi
   for (ChartFile& f : files) {
     const std::string& n = f.name;
     if (n == "Chart.yaml") {
-      read_metadata(f.data, origin + "/Chart.yaml", "Chart.yaml", c->metadata);
+      read_metadata(f.text(), origin + "/Chart.yaml", "Chart.yaml", c->metadata);
       if (c->metadata.api_version.empty()) c->metadata.api_version = "v1";
       have_metadata = true;
     } else if (n == "values.yaml") {
       c->values = load_values_file(f, origin);
     } else if (n == "values.schema.json") {
-      c->schema = std::make_shared<const std::string>(std::move(f.data));
+      c->schema = std::make_shared<const std::string>(f.deferred ? f.text() : std::move(f.data));
       c->has_schema = true;
     } else if (n == "Chart.lock" || n == "requirements.lock") {
       if (n == "requirements.lock" && c->metadata.api_version == "v1") others.push_back(f);
     } else if (n == "requirements.yaml") {
-      read_metadata(f.data, origin + "/requirements.yaml", "requirements.yaml", c->metadata);
+      read_metadata(f.text(), origin + "/requirements.yaml", "requirements.yaml", c->metadata);
       if (c->metadata.api_version == "v1") others.push_back(std::move(f));
     } else if (starts_with(n, "templates/")) {
       templates.push_back(std::move(f));
     } else if (starts_with(n, "charts/") && !n.ends_with(".prov")) {
       std::string rest = n.substr(7);
       std::string sub = rest.substr(0, rest.find('/'));
-      subcharts[sub].push_back({rest, std::move(f.data)});
+      subcharts[sub].push_back({rest, std::move(f.data), std::move(f.deferred)});
     } else {
       others.push_back(std::move(f));
     }

@@ -13,6 +13,7 @@
 #include <filesystem>
 #include <map>
 #include <memory>
+#include <mutex>
 #include <string>
 #include <vector>
 
@@ -20,10 +21,32 @@
 
 namespace ejob::render::helm {
 
-/// One file of a chart: path relative to the chart root (`/`-separated) and its bytes.
+/// A file of a chart directory, read when first asked for: a chart's files that nothing reads
+/// (a changelog, CRDs without --include-crds, files no template names) then cost neither the
+/// read nor the memory — the CRD subcharts of opentelemetry-kube-stack are 2.4 MB. The loader
+/// checks each is readable when it walks the chart, as Helm reads it then.
+class DeferredFile {
+ public:
+  explicit DeferredFile(std::filesystem::path path) : m_path(std::move(path)) {}
+  /// The file's bytes (a UTF-8 BOM dropped, as Helm does); throws ejob::Error (Io) when it
+  /// can no longer be read.
+  const std::string& text() const;
+
+ private:
+  std::filesystem::path m_path;
+  mutable std::once_flag m_once;
+  mutable std::string m_text;
+  mutable bool m_failed = false;
+};
+
+/// One file of a chart: path relative to the chart root (`/`-separated) and its bytes, held
+/// (archives, embedded charts) or read when first needed (directories).
 struct ChartFile {
   std::string name;
-  std::string data;
+  std::string data;  ///< the bytes, unless `deferred` reads them
+  std::shared_ptr<const DeferredFile> deferred;
+
+  [[nodiscard]] const std::string& text() const { return deferred ? deferred->text() : data; }
 };
 
 /// A chart's templates or its other files, in load order. They never change once loaded, and

@@ -54,7 +54,7 @@ TEST_CASE("render: a chart directory is classified into metadata, values, templa
   CHECK(names(*c->templates) ==
         std::vector<std::string>{"templates/a.yaml", "templates/sub/b.tpl"});
   CHECK(names(*c->files) == std::vector<std::string>{".helmignore", "files/conf.txt"});
-  CHECK((*c->files)[1].data == "with bom");
+  CHECK((*c->files)[1].text() == "with bom");
   REQUIRE(c->dependencies.size() == 1);
   CHECK(c->dependencies[0]->full_path() == "demo/charts/sub");
   CHECK(names(*c->dependencies[0]->templates) == std::vector<std::string>{"templates/s.yaml"});

@@ -172,10 +172,10 @@ std::string yaml_of(Map m) {
 }
 
 /// .Files: the chart's files by name, read where the chart holds them (never copied, as
-/// Glob's subsets are not).
+/// Glob's subsets are not), and from disk only when a template reads one.
 class FilesObject : public Object {
  public:
-  using ByName = std::map<std::string, const std::string*>;
+  using ByName = std::map<std::string, const ChartFile*>;
   FilesObject(ChartFiles owner, ByName files)
       : m_owner(std::move(owner)), m_files(std::move(files)) {}
   [[nodiscard]] std::string type_name() const override { return "engine.files"; }
@@ -188,17 +188,18 @@ class FilesObject : public Object {
     if (name == "AsConfig" || name == "AsSecrets") {
       no_args(name, args);
       Map m;
-      for (const auto& [path, data] : m_files)
-        m.insert_or_assign(base_name(path),
-                           Value::string(name == "AsConfig" ? *data : base64_encode(*data)));
+      for (const auto& [path, file] : m_files)
+        m.insert_or_assign(
+            base_name(path),
+            Value::string(name == "AsConfig" ? file->text() : base64_encode(file->text())));
       return Value::string(yaml_of(std::move(m)));
     }
     const std::string& arg = string_arg(name, args);
     if (name == "Glob") {
       Glob g = Glob::compile_or_all(arg);
       ByName found;
-      for (const auto& [path, data] : m_files)
-        if (g.match(path)) found.emplace(path, data);
+      for (const auto& [path, file] : m_files)
+        if (g.match(path)) found.emplace(path, file);
       return Value::object(std::make_shared<FilesObject>(m_owner, std::move(found)));
     }
     auto it = m_files.find(arg);
@@ -206,15 +207,15 @@ class FilesObject : public Object {
     if (name == "Get") return found ? Value::shared_text(text_of(it->second)) : Value::string("");
     if (name == "GetBytes")
       return found ? Value::shared_text(text_of(it->second), GoType::Bytes) : Value::bytes("");
-    return lines(found ? it->second : nullptr);
+    return lines(found ? &it->second->text() : nullptr);
   }
   bool field(std::string_view, Value&) const override { return false; }
   [[nodiscard]] std::string format_v() const override { return render::go::format_v(underlying()); }
   [[nodiscard]] bool truthy() const override { return !m_files.empty(); }
   [[nodiscard]] Value underlying() const override {
     Map m;
-    for (const auto& [path, data] : m_files)
-      m.emplace(path, Value::shared_text(text_of(data), GoType::Bytes));
+    for (const auto& [path, file] : m_files)
+      m.emplace(path, Value::shared_text(text_of(file), GoType::Bytes));
     return Value::map(std::move(m));
   }
 
@@ -238,7 +239,7 @@ class FilesObject : public Object {
   }
 
   /// A file's text as a Value shares it: owned with the chart's files, not copied.
-  go::SharedText text_of(const std::string* data) const { return {m_owner, data}; }
+  go::SharedText text_of(const ChartFile* file) const { return {m_owner, &file->text()}; }
 
   ChartFiles m_owner;  ///< keeps the texts m_files points into
   ByName m_files;
@@ -424,7 +425,7 @@ Value make_chart_object(const Chart& chart) {
 
 Value make_files(const ChartFiles& files) {
   FilesObject::ByName m;
-  for (const ChartFile& f : *files) m.insert_or_assign(f.name, &f.data);
+  for (const ChartFile& f : *files) m.insert_or_assign(f.name, &f);
   return Value::object(std::make_shared<FilesObject>(files, std::move(m)));
 }
 

@@ -47,7 +47,12 @@ struct EngineState {
   TemplateSet set;
   std::vector<std::string> names;
   std::unordered_map<std::string, int> included;  ///< Helm's includedNames counters
-  std::unordered_map<std::string, std::map<std::string, TreePtr, std::less<>>> tpl_cache;
+  /// Parsed tpl texts, keyed by the text their trees' Source holds (one copy of each).
+  struct ParsedText {
+    std::shared_ptr<const Source> source;
+    std::map<std::string, TreePtr, std::less<>> trees;
+  };
+  std::unordered_map<std::string_view, ParsedText> tpl_cache;
 };
 
 constexpr int k_recursion_max = 1000;  // Helm's recursionMaxNums
@@ -181,10 +186,13 @@ Value include(EngineState& impl, const FuncArgs& a) {
 const std::map<std::string, TreePtr, std::less<>>& tpl_trees(EngineState& impl,
                                                              const std::string& text) {
   auto it = impl.tpl_cache.find(text);
-  if (it != impl.tpl_cache.end()) return it->second;
+  if (it != impl.tpl_cache.end()) return it->second.trees;
   auto src = std::make_shared<Source>(Source{std::string(k_root_name), text});
   try {
-    return impl.tpl_cache.emplace(text, parse_source(src, impl.funcs)).first->second;
+    auto trees = parse_source(src, impl.funcs);
+    const std::string_view key = src->text;
+    return impl.tpl_cache.emplace(key, EngineState::ParsedText{std::move(src), std::move(trees)})
+        .first->second.trees;
   } catch (const ParseError& e) {
     throw FuncError{"cannot parse template " + go_quote(text) + ": " + e.message};
   }

@@ -62,7 +62,7 @@ Value build_context(const Chart& c, const Value& parent_values, const Value& rel
   for (const ChartFile& t : *c.templates) {
     if (library && !is_partial(t.name)) continue;
     std::string name = parent_id + "/" + t.name;
-    sources.push_back({name, t.data});
+    sources.push_back({name, t.text()});
     jobs.push_back({name, parent_id + "/templates", next});
   }
   return next;
@@ -108,7 +108,7 @@ void collect_crds(const Chart& c, std::vector<Manifest>& out) {
     std::transform(ext.begin(), ext.end(), ext.begin(),
                    [](unsigned char ch) { return std::tolower(ch); });
     if (ext == ".yaml" || ext == ".yml" || ext == ".json")
-      out.push_back({clean_path(c.full_path() + "/" + f.name), f.data, ""});
+      out.push_back({clean_path(c.full_path() + "/" + f.name), f.text(), ""});
   }
   for (const ChartPtr& sub : c.dependencies) collect_crds(*sub, out);
 }

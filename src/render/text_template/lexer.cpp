@@ -508,7 +508,12 @@ class Lexer {
 void lex(std::string_view text, Lexed& out) {
   out.tokens.clear();
   out.error.clear();
-  out.tokens.reserve(text.size() / 4 + 8);
+  // about a dozen tokens per action: room for them at once, and no more (a text of YAML
+  // given to tpl has few actions, and room for a token per four bytes was 8 bytes a byte)
+  size_t actions = 0;
+  for (size_t at = text.find(k_left); at != std::string_view::npos; at = text.find(k_left, at + 2))
+    ++actions;
+  out.tokens.reserve(actions * 12 + 8);
   Lexer(text, out).run();
   if (!out.tokens.empty() && out.tokens.back().type == Tok::Error) {
     out.tokens.back().val = out.error;
