@@ -27,6 +27,22 @@ std::vector<std::string> names(const std::vector<ChartFile>& files) {
   return out;
 }
 
+TEST_CASE("render: a chart's other files are read when first asked for, and then stay") {
+  TempChart t("ejob-chart-test-");
+  t.write("Chart.yaml", "apiVersion: v2\nname: demo\nversion: 1.0\n");
+  t.write("files/read.txt", "kept");
+  t.write("files/gone.txt", "never read");
+  ChartPtr c = load_chart(t.dir());
+  REQUIRE(names(*c->files) == std::vector<std::string>{"files/gone.txt", "files/read.txt"});
+  CHECK((*c->files)[1].text() == "kept");
+  fs::remove(t.dir() / "files/read.txt");
+  fs::remove(t.dir() / "files/gone.txt");
+  CHECK((*c->files)[1].text() == "kept");  // read once, held
+  // a file gone before anything read it is the loader's error, where it would have been
+  CHECK_THROWS_WITH((*c->files)[0].text(),
+                    "open " + (t.dir() / "files/gone.txt").string() + ": cannot read file");
+}
+
 TEST_CASE("render: a chart directory is classified into metadata, values, templates, files") {
   TempChart t("ejob-chart-test-");
   t.write("Chart.yaml",
