@@ -1020,13 +1020,20 @@ void SchemaSet::index_keywords(SchemaNode& node, const Map& obj) {
                   {"unevaluatedProperties", K::UnevaluatedProperties},
                   {"uniqueItems", K::UniqueItems}}};
   static_assert(std::is_sorted(k_names.begin(), k_names.end()));
+  static_assert(static_cast<size_t>(K::Count) <= 64);
+  std::array<const Value*, static_cast<size_t>(K::Count)> found{};
   for (const auto& [key, value] : obj) {
     auto it =
         std::lower_bound(k_names.begin(), k_names.end(), key,
                          [](const auto& entry, const std::string& k) { return entry.first < k; });
-    if (it != k_names.end() && it->first == key)
-      node.by_keyword[static_cast<size_t>(it->second)] = &value;
+    if (it == k_names.end() || it->first != key) continue;
+    found[static_cast<size_t>(it->second)] = &value;
+    node.keyword_mask |= uint64_t{1} << static_cast<unsigned>(it->second);
   }
+  node.keyword_values = std::make_unique<const Value*[]>(std::popcount(node.keyword_mask));
+  size_t n = 0;
+  for (const Value* v : found)
+    if (v != nullptr) node.keyword_values[n++] = v;
   if (node.draft() >= 2019 &&
       (node.get(Keyword::UnevaluatedItems) || node.get(Keyword::UnevaluatedProperties)))
     ++m_unevaluated;

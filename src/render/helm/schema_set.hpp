@@ -14,6 +14,7 @@
 /// against its own dialect's metaschema (v6's handleMeta).
 
 #include <array>
+#include <bit>
 #include <cstdint>
 #include <deque>
 #include <functional>
@@ -73,7 +74,7 @@ struct SchemaDoc {
   const SchemaResource& resource_at(std::string_view ptr) const;
 };
 
-/// The keywords the validator reads, as indexes into SchemaNode::by_keyword.
+/// The keywords the validator reads, as bits of SchemaNode::keyword_mask.
 enum class Keyword : uint8_t {
   Type,
   Const,
@@ -136,8 +137,10 @@ struct SchemaNode {
   /// other); null: every keyword of `value`.
   std::shared_ptr<const go::Map> keywords;
   /// The values of the keywords above that the validator reads, found once when the node is
-  /// compiled: validating looks up no keyword by name. Null where a keyword is absent.
-  std::array<const go::Value*, static_cast<size_t>(Keyword::Count)> by_keyword{};
+  /// compiled: validating looks up no keyword by name. A bit per Keyword present, and their
+  /// values in Keyword order (a node has a few of the 41).
+  uint64_t keyword_mask = 0;
+  std::unique_ptr<const go::Value*[]> keyword_values;
   /// The types its `type` names, as bits of k_json_types (0: none, or no `type`).
   unsigned type_mask = 0;
   /// Its `properties` by name, hashed, where they are many (a metaschema's keywords): each
@@ -149,7 +152,12 @@ struct SchemaNode {
   const SchemaNode* recursive_ref = nullptr;
 
   int draft() const { return resource->draft; }
-  const go::Value* get(Keyword k) const { return by_keyword[static_cast<size_t>(k)]; }
+  /// A keyword's value; null where the node has none.
+  const go::Value* get(Keyword k) const {
+    const uint64_t bit = uint64_t{1} << static_cast<unsigned>(k);
+    if ((keyword_mask & bit) == 0) return nullptr;
+    return keyword_values[static_cast<size_t>(std::popcount(keyword_mask & (bit - 1)))];
+  }
   /// v6's Schema.Location: `URL#POINTER`, the pointer path-escaped.
   std::string location() const;
 };
