@@ -11,6 +11,7 @@
 #include "src/render/sprig/semver.hpp"
 #include "src/render/yaml/load.hpp"
 #include "src/util/error.hpp"
+#include "src/util/keep.hpp"
 
 namespace ejob::render::helm {
 
@@ -188,10 +189,12 @@ std::map<std::string, std::string> render_templates(const Chart& chart, const Ma
                                                     const Value& release,
                                                     const Value& capabilities) {
   std::vector<TemplateSource> sources;
-  std::vector<TemplateJob> jobs;
+  auto kept_jobs = std::make_shared<std::vector<TemplateJob>>();
+  std::vector<TemplateJob>& jobs = *kept_jobs;
   Value top = Value::map(values, GoType::Values);
   build_context(chart, top, release, capabilities, sources, jobs);
-  Engine engine;
+  auto kept_engine = std::make_shared<Engine>();
+  Engine& engine = *kept_engine;
   engine.parse(std::move(sources));
   std::map<std::string, const TemplateJob*> by_name;
   for (const TemplateJob& j : jobs) by_name[j.name] = &j;
@@ -206,6 +209,8 @@ std::map<std::string, std::string> render_templates(const Chart& chart, const Ma
                    GoType::Values));
     rendered[name] = engine.execute(name, job.context);
   }
+  keep_until_exit(std::move(kept_engine));  // the template trees, and the contexts' values
+  keep_until_exit(std::move(kept_jobs));
   return rendered;
 }
 
@@ -242,7 +247,10 @@ SortedManifests render_loaded(ChartPtr chart, const RenderOptions& options, cons
   if (chart->metadata.has_dependencies) check_dependencies(*chart, options.dependency_update);
   validate_release_name(options.release_name);
   process_dependencies(*chart, user, io.warn);
-  Map values = coalesce_release_values(*chart, user, io.warn);
+  auto kept_values = std::make_shared<Map>(coalesce_release_values(*chart, user, io.warn));
+  keep_until_exit(kept_values);
+  keep_until_exit(chart);
+  Map& values = *kept_values;
   if (!options.skip_schema_validation)
     validate_values(*chart, values, SchemaIo{io.fetch_url, io.warn});
   release_chart_values(*chart);
