@@ -11,7 +11,6 @@
 #include "src/render/sprig/semver.hpp"
 #include "src/render/yaml/load.hpp"
 #include "src/util/error.hpp"
-#include "src/util/keep.hpp"
 
 namespace ejob::render::helm {
 
@@ -189,12 +188,10 @@ std::map<std::string, std::string> render_templates(const Chart& chart, const Ma
                                                     const Value& release,
                                                     const Value& capabilities) {
   std::vector<TemplateSource> sources;
-  auto kept_jobs = std::make_shared<std::vector<TemplateJob>>();
-  std::vector<TemplateJob>& jobs = *kept_jobs;
+  std::vector<TemplateJob> jobs;
   Value top = Value::map(values, GoType::Values);
   build_context(chart, top, release, capabilities, sources, jobs);
-  auto kept_engine = std::make_shared<Engine>();
-  Engine& engine = *kept_engine;
+  Engine engine;
   engine.parse(std::move(sources));
   std::map<std::string, const TemplateJob*> by_name;
   for (const TemplateJob& j : jobs) by_name[j.name] = &j;
@@ -209,8 +206,6 @@ std::map<std::string, std::string> render_templates(const Chart& chart, const Ma
                    GoType::Values));
     rendered[name] = engine.execute(name, job.context);
   }
-  keep_until_exit(std::move(kept_engine));  // the template trees, and the contexts' values
-  keep_until_exit(std::move(kept_jobs));
   return rendered;
 }
 
@@ -247,10 +242,7 @@ SortedManifests render_loaded(ChartPtr chart, const RenderOptions& options, cons
   if (chart->metadata.has_dependencies) check_dependencies(*chart, options.dependency_update);
   validate_release_name(options.release_name);
   process_dependencies(*chart, user, io.warn);
-  auto kept_values = std::make_shared<Map>(coalesce_release_values(*chart, user, io.warn));
-  keep_until_exit(kept_values);
-  keep_until_exit(chart);
-  Map& values = *kept_values;
+  Map values = coalesce_release_values(*chart, user, io.warn);
   if (!options.skip_schema_validation)
     validate_values(*chart, values, SchemaIo{io.fetch_url, io.warn});
   release_chart_values(*chart);
