@@ -1,9 +1,11 @@
 #include "src/render/helm/metaschema_fast.hpp"
 
 #include <algorithm>
+#include <array>
 #include <atomic>
 #include <cmath>
 #include <cstdint>
+#include <initializer_list>
 #include <span>
 #include <string_view>
 #include <unordered_set>
@@ -54,14 +56,12 @@ struct KeywordRule {
 
 using R = Rule;
 
-// Each list sorted by name: draft-07/schema's properties; 2019-09/schema's and its six
-// vocabularies'; 2020-12/schema's and its seven (src/render/helm/metaschemas).
-constexpr KeywordRule k_draft7[] = {
+// The rules of the metaschemas (src/render/helm/metaschemas), each list sorted by name: those
+// drafts 7, 2019-09 and 2020-12 share,
+constexpr KeywordRule k_every_draft[] = {
     {"$comment", R::String},
-    {"$id", R::UriReference},
     {"$ref", R::UriReference},
     {"$schema", R::Uri},
-    {"additionalItems", R::Schema},
     {"additionalProperties", R::Schema},
     {"allOf", R::SchemaArray},
     {"anyOf", R::SchemaArray},
@@ -74,13 +74,11 @@ constexpr KeywordRule k_draft7[] = {
     {"dependencies", R::SchemaOrNamesMap},
     {"description", R::String},
     {"else", R::Schema},
-    {"enum", R::UniqueArray},
     {"examples", R::Array},
     {"exclusiveMaximum", R::Number},
     {"exclusiveMinimum", R::Number},
     {"format", R::String},
     {"if", R::Schema},
-    {"items", R::SchemaOrSchemaArray},
     {"maxItems", R::NonNegativeInteger},
     {"maxLength", R::NonNegativeInteger},
     {"maxProperties", R::NonNegativeInteger},
@@ -105,130 +103,45 @@ constexpr KeywordRule k_draft7[] = {
     {"writeOnly", R::Boolean},
 };
 
-constexpr KeywordRule k_draft2019[] = {
-    {"$anchor", R::Anchor2019},
-    {"$comment", R::String},
+// those 2019-09 and 2020-12 share (their vocabularies),
+constexpr KeywordRule k_since_2019[] = {
     {"$defs", R::SchemaMap},
     {"$id", R::Id2020},
-    {"$recursiveAnchor", R::Boolean},
     {"$recursiveRef", R::UriReference},
-    {"$ref", R::UriReference},
-    {"$schema", R::Uri},
     {"$vocabulary", R::Unsure},
-    {"additionalItems", R::Schema},
-    {"additionalProperties", R::Schema},
-    {"allOf", R::SchemaArray},
-    {"anyOf", R::SchemaArray},
-    {"const", R::Any},
-    {"contains", R::Schema},
-    {"contentEncoding", R::String},
-    {"contentMediaType", R::String},
     {"contentSchema", R::Schema},
-    {"default", R::Any},
-    {"definitions", R::SchemaMap},
-    {"dependencies", R::SchemaOrNamesMap},
     {"dependentRequired", R::StringArrayMap},
     {"dependentSchemas", R::SchemaMap},
     {"deprecated", R::Boolean},
-    {"description", R::String},
-    {"else", R::Schema},
     {"enum", R::Array},
-    {"examples", R::Array},
-    {"exclusiveMaximum", R::Number},
-    {"exclusiveMinimum", R::Number},
-    {"format", R::String},
-    {"if", R::Schema},
-    {"items", R::SchemaOrSchemaArray},
     {"maxContains", R::NonNegativeInteger},
-    {"maxItems", R::NonNegativeInteger},
-    {"maxLength", R::NonNegativeInteger},
-    {"maxProperties", R::NonNegativeInteger},
-    {"maximum", R::Number},
     {"minContains", R::NonNegativeInteger},
-    {"minItems", R::NonNegativeInteger},
-    {"minLength", R::NonNegativeInteger},
-    {"minProperties", R::NonNegativeInteger},
-    {"minimum", R::Number},
-    {"multipleOf", R::PositiveNumber},
-    {"not", R::Schema},
-    {"oneOf", R::SchemaArray},
-    {"pattern", R::Regex},
-    {"patternProperties", R::PatternSchemaMap},
-    {"properties", R::SchemaMap},
-    {"propertyNames", R::Schema},
-    {"readOnly", R::Boolean},
-    {"required", R::StringArray},
-    {"then", R::Schema},
-    {"title", R::String},
-    {"type", R::Type},
     {"unevaluatedItems", R::Schema},
     {"unevaluatedProperties", R::Schema},
-    {"uniqueItems", R::Boolean},
-    {"writeOnly", R::Boolean},
 };
 
-constexpr KeywordRule k_draft2020[] = {
+// and each draft's own.
+constexpr KeywordRule k_draft7_own[] = {
+    {"$id", R::UriReference},
+    {"additionalItems", R::Schema},
+    {"enum", R::UniqueArray},
+    {"items", R::SchemaOrSchemaArray},
+};
+
+constexpr KeywordRule k_draft2019_own[] = {
+    {"$anchor", R::Anchor2019},
+    {"$recursiveAnchor", R::Boolean},
+    {"additionalItems", R::Schema},
+    {"items", R::SchemaOrSchemaArray},
+};
+
+constexpr KeywordRule k_draft2020_own[] = {
     {"$anchor", R::Anchor},
-    {"$comment", R::String},
-    {"$defs", R::SchemaMap},
     {"$dynamicAnchor", R::Anchor},
     {"$dynamicRef", R::UriReference},
-    {"$id", R::Id2020},
     {"$recursiveAnchor", R::Anchor},
-    {"$recursiveRef", R::UriReference},
-    {"$ref", R::UriReference},
-    {"$schema", R::Uri},
-    {"$vocabulary", R::Unsure},
-    {"additionalProperties", R::Schema},
-    {"allOf", R::SchemaArray},
-    {"anyOf", R::SchemaArray},
-    {"const", R::Any},
-    {"contains", R::Schema},
-    {"contentEncoding", R::String},
-    {"contentMediaType", R::String},
-    {"contentSchema", R::Schema},
-    {"default", R::Any},
-    {"definitions", R::SchemaMap},
-    {"dependencies", R::SchemaOrNamesMap},
-    {"dependentRequired", R::StringArrayMap},
-    {"dependentSchemas", R::SchemaMap},
-    {"deprecated", R::Boolean},
-    {"description", R::String},
-    {"else", R::Schema},
-    {"enum", R::Array},
-    {"examples", R::Array},
-    {"exclusiveMaximum", R::Number},
-    {"exclusiveMinimum", R::Number},
-    {"format", R::String},
-    {"if", R::Schema},
     {"items", R::Schema},
-    {"maxContains", R::NonNegativeInteger},
-    {"maxItems", R::NonNegativeInteger},
-    {"maxLength", R::NonNegativeInteger},
-    {"maxProperties", R::NonNegativeInteger},
-    {"maximum", R::Number},
-    {"minContains", R::NonNegativeInteger},
-    {"minItems", R::NonNegativeInteger},
-    {"minLength", R::NonNegativeInteger},
-    {"minProperties", R::NonNegativeInteger},
-    {"minimum", R::Number},
-    {"multipleOf", R::PositiveNumber},
-    {"not", R::Schema},
-    {"oneOf", R::SchemaArray},
-    {"pattern", R::Regex},
-    {"patternProperties", R::PatternSchemaMap},
     {"prefixItems", R::SchemaArray},
-    {"properties", R::SchemaMap},
-    {"propertyNames", R::Schema},
-    {"readOnly", R::Boolean},
-    {"required", R::StringArray},
-    {"then", R::Schema},
-    {"title", R::String},
-    {"type", R::Type},
-    {"unevaluatedItems", R::Schema},
-    {"unevaluatedProperties", R::Schema},
-    {"uniqueItems", R::Boolean},
-    {"writeOnly", R::Boolean},
 };
 
 constexpr bool sorted(std::span<const KeywordRule> rules) {
@@ -236,7 +149,8 @@ constexpr bool sorted(std::span<const KeywordRule> rules) {
     if (!(rules[i - 1].name < rules[i].name)) return false;
   return true;
 }
-static_assert(sorted(k_draft7) && sorted(k_draft2019) && sorted(k_draft2020));
+static_assert(sorted(k_every_draft) && sorted(k_since_2019) && sorted(k_draft7_own) &&
+              sorted(k_draft2019_own) && sorted(k_draft2020_own));
 
 constexpr int k_max_depth = 2000;  // deeper documents are left to the validator
 
@@ -307,7 +221,10 @@ bool anchor_name(std::string_view s, bool draft2019) {
 
 class Walk {
  public:
-  explicit Walk(std::span<const KeywordRule> rules) : m_rules(rules) {}
+  /// A draft's rules: its own first, then those it shares with others.
+  explicit Walk(std::initializer_list<std::span<const KeywordRule>> rules) {
+    for (std::span<const KeywordRule> r : rules) m_rules[m_lists++] = r;
+  }
 
   /// A schema: an object whose keywords keep their rules, or a boolean.
   bool schema(const Value& v, int depth) {
@@ -322,9 +239,13 @@ class Walk {
 
  private:
   const KeywordRule* rule_of(std::string_view key) const {
-    auto it = std::lower_bound(m_rules.begin(), m_rules.end(), key,
-                               [](const KeywordRule& r, std::string_view k) { return r.name < k; });
-    return it != m_rules.end() && it->name == key ? &*it : nullptr;
+    for (size_t i = 0; i < m_lists; ++i) {
+      auto it =
+          std::lower_bound(m_rules[i].begin(), m_rules[i].end(), key,
+                           [](const KeywordRule& r, std::string_view k) { return r.name < k; });
+      if (it != m_rules[i].end() && it->name == key) return &*it;
+    }
+    return nullptr;
   }
 
   bool keeps(Rule rule, const Value& v, int depth) {
@@ -401,7 +322,8 @@ class Walk {
                        [&](const auto& e) { return check(e.second); });
   }
 
-  std::span<const KeywordRule> m_rules;
+  std::array<std::span<const KeywordRule>, 3> m_rules;
+  size_t m_lists = 0;
 };
 
 }  // namespace
@@ -419,9 +341,9 @@ bool is_whole_number(double f) {
 }
 
 bool surely_valid_against_metaschema(const Value& schema, int draft) {
-  if (draft == 7) return Walk(k_draft7).schema(schema, 0);
-  if (draft == 2019) return Walk(k_draft2019).schema(schema, 0);
-  if (draft == 2020) return Walk(k_draft2020).schema(schema, 0);
+  if (draft == 7) return Walk({k_draft7_own, k_every_draft}).schema(schema, 0);
+  if (draft == 2019) return Walk({k_draft2019_own, k_since_2019, k_every_draft}).schema(schema, 0);
+  if (draft == 2020) return Walk({k_draft2020_own, k_since_2019, k_every_draft}).schema(schema, 0);
   return false;
 }
 
