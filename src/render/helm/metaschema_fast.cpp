@@ -168,19 +168,9 @@ bool is_integer(const Value& v) {
   return v.is_int() || v.is_uint() || (v.is_float() && is_whole_number(v.as_float()));
 }
 
-/// Strings that are certainly all different as JSON values: ASCII ones (a non-ASCII one could
-/// be invalid UTF-8 that encodes the same as another, which the validator judges).
-bool distinct_ascii_strings(const List& items) {
-  std::unordered_set<std::string_view> seen;
-  for (const Value& x : items) {
-    if (!x.is_string() || !ascii(x.as_string())) return false;
-    if (!seen.insert(x.as_string()).second) return false;
-  }
-  return true;
-}
-
-/// Values that are certainly all different: ASCII strings, booleans, null and integers that a
-/// double holds exactly, each compared within its kind; anything else is left to the validator.
+/// Values that are certainly all different: ASCII strings (a non-ASCII one could be invalid
+/// UTF-8 that encodes as another does), booleans, null and integers that a double holds
+/// exactly, each compared within its kind; anything else is left to the validator.
 bool distinct_scalars(const List& items) {
   std::unordered_set<std::string_view> strings;
   std::unordered_set<int64_t> integers;
@@ -194,7 +184,7 @@ bool distinct_scalars(const List& items) {
       if (++(x.as_bool() ? trues : falses) > 1) return false;
     } else if (x.is_nil()) {
       if (++nulls > 1) return false;
-    } else if (is_number(x) && is_integer(x) && std::fabs(number_of(x)) < 9007199254740992.0) {
+    } else if (is_integer(x) && std::fabs(number_of(x)) < 9007199254740992.0) {
       if (!integers.insert(static_cast<int64_t>(number_of(x))).second) return false;
     } else {
       return false;
@@ -260,7 +250,7 @@ class Walk {
       case R::Array: return v.is_list();
       case R::UniqueArray:
         return v.is_list() && !v.as_list().empty() && distinct_scalars(v.as_list());
-      case R::StringArray: return v.is_list() && distinct_ascii_strings(v.as_list());
+      case R::StringArray: return string_array(v);
       case R::StringArrayMap: return each_value(v, [&](const Value& x) { return string_array(x); });
       case R::Uri: return v.is_string() && !format_error("uri", v.as_string());
       case R::UriReference: return v.is_string() && !format_error("uri-reference", v.as_string());
@@ -306,7 +296,10 @@ class Walk {
   }
 
   static bool string_array(const Value& v) {
-    return v.is_list() && distinct_ascii_strings(v.as_list());
+    if (!v.is_list()) return false;
+    const List& items = v.as_list();
+    return std::all_of(items.begin(), items.end(), [](const Value& x) { return x.is_string(); }) &&
+           distinct_scalars(items);
   }
 
   bool schema_array(const Value& v, int depth) {
