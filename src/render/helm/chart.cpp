@@ -137,13 +137,8 @@ std::string Chart::full_path() const {
 }
 
 const std::string& DeferredFile::text() const {
-  std::call_once(m_once, [&] {
-    std::optional<std::string> data = read_whole_file(m_path);
-    m_failed = !data;
-    if (data) m_text = std::move(*data);
-    if (m_text.starts_with("\xEF\xBB\xBF")) m_text.erase(0, 3);  // Helm drops a UTF-8 BOM
-  });
-  if (m_failed) cannot_read(m_path);
+  // read_file's error leaves the flag unset: a later call tries again, and fails the same way
+  std::call_once(m_once, [&] { m_text = read_file(m_path); });
   return m_text;
 }
 

@@ -36,7 +36,6 @@ class DeferredFile {
   std::filesystem::path m_path;
   mutable std::once_flag m_once;
   mutable std::string m_text;
-  mutable bool m_failed = false;
 };
 
 /// One file of a chart: path relative to the chart root (`/`-separated) and its bytes, held
