@@ -1,20 +1,14 @@
 #include "src/render/sprig/semver.hpp"
 
-#include <re2/re2.h>
-
 #include <algorithm>
 #include <charconv>
 #include <optional>
 
+#include "src/render/sprig/semver_syntax.hpp"
+
 namespace ejob::render::sprig {
 
 namespace {
-
-// The library's regular expressions, verbatim (Go's regexp syntax is RE2's).
-const std::string k_cv =
-    R"(v?([0-9|x|X|\*]+)(\.[0-9|x|X|\*]+)?(\.[0-9|x|X|\*]+)?(-([0-9A-Za-z\-]+(\.[0-9A-Za-z\-]+)*))?)"
-    R"((\+([0-9A-Za-z\-]+(\.[0-9A-Za-z\-]+)*))?)";
-const std::string k_ops = R"(=||!=|>|<|>=|=>|<=|=<|~|~>|\^)";
 
 /// The groups of the library's version pattern (semver_test.cpp holds it verbatim and checks
 /// this against it) that parse reads: 1 (major), 2 and 3 (".minor", ".patch"), 5
@@ -69,47 +63,6 @@ std::optional<VersionGroups> match_version(std::string_view s) {
   if (i != s.size()) return std::nullopt;
   return g;
 }
-const RE2& constraint_re() {
-  static const RE2 r(R"(^\s*()" + k_ops + R"()\s*()" + k_cv + R"()\s*$)");
-  return r;
-}
-const RE2& range_re() {
-  static const RE2 r(R"(\s*()" + k_cv + R"()\s+-\s+()" + k_cv + R"()\s*)");
-  return r;
-}
-const RE2& find_re() {
-  static const RE2 r("(" + k_ops + R"()\s*()" + k_cv + ")");
-  return r;
-}
-const RE2& valid_re() {
-  static const RE2 r(R"(^(\s*()" + k_ops + R"()\s*()" + k_cv + R"()\s*)((?:\s+|,\s*)()" + k_ops +
-                     R"()\s*()" + k_cv + R"()\s*)*$)");
-  return r;
-}
-
-/// All submatches of the leftmost-first matches of `r` in `s` (none of these patterns can
-/// match the empty string, so Go's empty-match rules never apply).
-std::vector<std::vector<std::string>> find_all(const RE2& r, std::string_view s) {
-  std::vector<std::vector<std::string>> out;
-  int n = r.NumberOfCapturingGroups() + 1;
-  std::vector<re2::StringPiece> sub(static_cast<size_t>(n));
-  size_t pos = 0;
-  while (pos <= s.size() && r.Match(re2::StringPiece(s.data(), s.size()), pos, s.size(),
-                                    RE2::UNANCHORED, sub.data(), n)) {
-    std::vector<std::string> m;
-    for (const auto& p : sub) m.emplace_back(p.data() ? std::string(p.data(), p.size()) : "");
-    out.push_back(std::move(m));
-    size_t end = static_cast<size_t>(sub[0].data() - s.data()) + sub[0].size();
-    pos = end > pos ? end : pos + 1;
-  }
-  return out;
-}
-
-std::vector<std::string> submatch(const RE2& r, std::string_view s) {
-  auto all = find_all(r, s);
-  return all.empty() ? std::vector<std::string>{} : all.front();
-}
-
 uint64_t parse_segment(std::string_view digits) {
   uint64_t v = 0;
   auto res = std::from_chars(digits.data(), digits.data() + digits.size(), v);
@@ -171,7 +124,7 @@ int compare_prerelease(std::string_view a, std::string_view b) {
 
 bool is_x(std::string_view s) { return s == "x" || s == "*" || s == "X"; }
 
-std::string trim_dot(const std::string& s) { return s.empty() || s[0] != '.' ? s : s.substr(1); }
+std::string_view trim_dot(std::string_view s) { return s.starts_with('.') ? s.substr(1) : s; }
 
 }  // namespace
 
@@ -226,20 +179,21 @@ namespace {
 using Constraint = SemConstraints::Constraint;
 
 Constraint parse_constraint(std::string_view text) {
-  std::vector<std::string> m = submatch(constraint_re(), text);
-  if (m.empty()) throw SemverError{"improper constraint: " + std::string(text)};
+  const std::optional<semver_syntax::ConstraintText> m = semver_syntax::match_constraint(text);
+  if (!m) throw SemverError{"improper constraint: " + std::string(text)};
+  const semver_syntax::VersionText& v = m->version;
   Constraint c;
-  c.op = m[1];
-  std::string ver = m[2];
-  if (is_x(m[3]) || m[3].empty()) {
-    ver = "0.0.0" + m[6];
+  c.op = std::string(m->op);
+  std::string ver(v.whole);
+  if (is_x(v.major)) {
+    ver = "0.0.0" + std::string(v.pre);
     c.dirty = true;
-  } else if (is_x(trim_dot(m[4])) || m[4].empty()) {
+  } else if (is_x(trim_dot(v.minor)) || v.minor.empty()) {
     c.minor_dirty = c.dirty = true;
-    ver = m[3] + ".0.0" + m[6];
-  } else if (is_x(trim_dot(m[5])) || m[5].empty()) {
+    ver = std::string(v.major) + ".0.0" + std::string(v.pre);
+  } else if (is_x(trim_dot(v.patch)) || v.patch.empty()) {
     c.patch_dirty = c.dirty = true;
-    ver = m[3] + m[4] + ".0" + m[6];
+    ver = std::string(v.major) + std::string(v.minor) + ".0" + std::string(v.pre);
   }
   try {
     c.con = SemVersion::parse(ver);
@@ -313,31 +267,19 @@ bool check_one(const SemVersion& v, const Constraint& c, bool include_pre) {
   return caret(v, c);  // "^"
 }
 
-std::string rewrite_range(const std::string& in) {
-  std::string out = in;
-  for (const auto& m : find_all(range_re(), in)) {
-    size_t hit = out.find(m[0]);
-    // semver 3.4.0 writes a space after the range's upper bound.
-    if (hit != std::string::npos)
-      out.replace(hit, m[0].size(), ">= " + m[1] + ", <= " + m[11] + " ");
-  }
-  return out;
-}
-
 }  // namespace
 
 SemConstraints SemConstraints::parse(std::string_view text) {
   SemConstraints out;
-  std::string c = rewrite_range(std::string(text));
+  const std::string c = semver_syntax::rewrite_ranges(text);
   for (std::string_view alt : split(c, "||")) {
-    if (!RE2::PartialMatch(re2::StringPiece(alt.data(), alt.size()), valid_re())) {
+    if (!semver_syntax::is_valid_and_group(alt)) {
       throw SemverError{"improper constraint: " + std::string(alt)};
     }
-    std::vector<std::string> parts;
-    for (const auto& m : find_all(find_re(), alt)) parts.push_back(m[0]);
-    if (parts.empty()) parts.emplace_back(alt);
+    std::vector<std::string_view> parts = semver_syntax::find_constraints(alt);
+    if (parts.empty()) parts.push_back(alt);
     std::vector<Constraint> group;
-    for (const std::string& p : parts) group.push_back(parse_constraint(p));
+    for (std::string_view p : parts) group.push_back(parse_constraint(p));
     out.m_alternatives.push_back(std::move(group));
   }
   return out;
