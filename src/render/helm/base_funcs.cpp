@@ -4,9 +4,9 @@
 
 #include <algorithm>
 #include <array>
-#include <mutex>
 
 #include "src/render/sprig/support.hpp"
+#include "src/util/once.hpp"
 
 namespace ejob::render::helm {
 
@@ -282,7 +282,7 @@ class BaseFuncs final : public FuncSource {
     const BaseFuncName* e = lookup(name);
     if (e == nullptr) return nullptr;
     auto g = static_cast<size_t>(e->group);
-    std::call_once(m_loaded[g], [&] { register_func_group(e->group, m_groups[g], m_env); });
+    m_loaded[g].run([&] { register_func_group(e->group, m_groups[g], m_env); });
     return m_groups[g].find(name);
   }
   [[nodiscard]] bool contains(std::string_view name) const override {
@@ -292,7 +292,7 @@ class BaseFuncs final : public FuncSource {
 
  private:
   std::shared_ptr<const Env> m_env;
-  mutable std::array<std::once_flag, k_func_groups> m_loaded;
+  mutable std::array<Once, k_func_groups> m_loaded;
   mutable std::array<FuncMap, k_func_groups> m_groups;
 };
 

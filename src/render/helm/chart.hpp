@@ -13,11 +13,11 @@
 #include <filesystem>
 #include <map>
 #include <memory>
-#include <mutex>
 #include <string>
 #include <vector>
 
 #include "src/render/go/value.hpp"
+#include "src/util/once.hpp"
 
 namespace ejob::render::helm {
 
@@ -34,7 +34,7 @@ class DeferredFile {
 
  private:
   std::filesystem::path m_path;
-  mutable std::once_flag m_once;
+  mutable Once m_once;
   mutable std::string m_text;
 };
 

@@ -15,6 +15,7 @@
 #include "src/render/go/url.hpp"
 #include "src/render/helm/metaschemas.hpp"
 #include "src/render/sprig/regex.hpp"
+#include "src/util/once.hpp"
 
 namespace ejob::render::helm {
 
@@ -646,11 +647,11 @@ const SchemaNode& SchemaSet::metaschema(int draft) {
 /// A draft's metaschema compiled once per process, then read only: v6 compiles the drafts at
 /// start, so that each values.schema.json pays only for its own check.
 const SchemaSet& SchemaSet::shared_metaschema(int draft) {
-  static std::array<std::once_flag, k_drafts.size()> once;
+  static std::array<Once, k_drafts.size()> once;
   static std::array<std::unique_ptr<SchemaSet>, k_drafts.size()> sets;
   size_t i = 0;
   while (i + 1 < k_drafts.size() && k_drafts[i].version != draft) ++i;
-  std::call_once(once[i], [&] {
+  once[i].run([&] {
     auto set = std::make_unique<SchemaSet>(SchemaIo{}, MetaCheck{});
     set->enqueue(set->load(std::string(k_drafts[i].url)), "");
     set->compile_queue();
