@@ -56,27 +56,47 @@ void refuse_link_out(const fs::path& top, const std::string& path) {
           ", outside the chart " + root.string() + ": ejob loads no file from outside the chart");
 }
 
+/// A directory's entries by name, in lexical order. Each keeps the type the directory read gave
+/// it (d_type): a chart's files then cost no stat call each, but for symbolic links.
+std::vector<std::pair<std::string, fs::directory_entry>> sorted_entries(const fs::path& dir) {
+  std::vector<std::pair<std::string, fs::directory_entry>> entries;
+  for (const fs::directory_entry& entry : fs::directory_iterator(dir))
+    entries.emplace_back(entry.path().filename().native(), entry);
+  std::sort(entries.begin(), entries.end(),
+            [](const auto& a, const auto& b) { return a.first < b.first; });
+  return entries;
+}
+
+/// The type of what an entry names, a symbolic link followed: a directory, a regular file or
+/// something else (file_type::unknown).
+fs::file_type followed_type(const fs::directory_entry& entry) {
+  std::error_code ec;
+  fs::file_type type = fs::file_type::unknown;
+  if (entry.is_directory(ec)) {
+    type = fs::file_type::directory;
+  } else if (!ec && entry.is_regular_file(ec)) {
+    type = fs::file_type::regular;
+  }
+  if (ec) fail_at("stat " + entry.path().string() + ": " + ec.message());
+  return type;
+}
+
 /// filepath.Walk in lexical order, following symbolic links within the chart (Helm's
 /// sympath.Walk follows them anywhere).
 void walk(const fs::path& top, const std::string& rel, const IgnoreRules& rules,
           std::vector<ChartFile>& out) {
-  std::vector<std::string> names;
-  for (const auto& entry : fs::directory_iterator(top / rel))
-    names.push_back(entry.path().filename().string());
-  std::sort(names.begin(), names.end());
-  for (const std::string& n : names) {
-    std::string path = rel.empty() ? n : rel + "/" + n;
-    fs::path full = top / path;
+  for (const auto& [name, entry] : sorted_entries(top / rel)) {
+    std::string path = rel.empty() ? name : rel + "/" + name;
+    const fs::file_type type = followed_type(entry);
     std::error_code ec;
-    fs::file_status st = fs::status(full, ec);
-    if (ec) fail_at("stat " + full.string() + ": " + ec.message());
-    if (fs::is_symlink(fs::symlink_status(full, ec))) refuse_link_out(top, path);
-    if (fs::is_directory(st)) {
+    if (entry.is_symlink(ec)) refuse_link_out(top, path);
+    if (type == fs::file_type::directory) {
       if (!rules.ignore(path, true)) walk(top, path, rules, out);
       continue;
     }
     if (rules.ignore(path, false)) continue;
-    if (!fs::is_regular_file(st))
+    const fs::path& full = entry.path();
+    if (type != fs::file_type::regular)
       fail_at("cannot load irregular file " + full.string() + " as it has file mode type bits set");
     if (::access(full.c_str(), R_OK) != 0) cannot_read(full);
     out.push_back({path, {}, std::make_shared<const DeferredFile>(full)});
@@ -138,7 +158,7 @@ std::string Chart::full_path() const {
 
 const std::string& DeferredFile::text() const {
   // read_file's error leaves the flag unset: a later call tries again, and fails the same way
-  std::call_once(m_once, [&] { m_text = read_file(m_path); });
+  m_once.run([&] { m_text = read_file(m_path); });
   return m_text;
 }
 

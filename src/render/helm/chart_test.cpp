@@ -1,5 +1,7 @@
 #include "src/render/helm/chart.hpp"
 
+#include <sys/stat.h>
+
 #include <catch2/catch.hpp>
 #include <fstream>
 #include <random>
@@ -41,6 +43,25 @@ TEST_CASE("render: a chart's other files are read when first asked for, and then
   // a file gone before anything read it is the loader's error, where it would have been
   CHECK_THROWS_WITH((*c->files)[0].text(),
                     "open " + (t.dir() / "files/gone.txt").string() + ": cannot read file");
+}
+
+TEST_CASE("render: the walk follows links within the chart and refuses what is no file") {
+  TempChart t("ejob-chart-test-");
+  t.write("Chart.yaml", "apiVersion: v2\nname: demo\nversion: 1.0\n");
+  t.write("files/data.txt", "data");
+  fs::create_directory_symlink("files", t.dir() / "linked");
+  fs::create_symlink("data.txt", t.dir() / "files/alias.txt");
+  ChartPtr c = load_chart(t.dir());
+  CHECK(names(*c->files) == std::vector<std::string>{"files/alias.txt", "files/data.txt",
+                                                     "linked/alias.txt", "linked/data.txt"});
+  CHECK((*c->files)[2].text() == "data");
+  fs::create_symlink("missing.txt", t.dir() / "files/broken.txt");
+  CHECK(load_error(t) == "stat " + (t.dir() / "files/broken.txt").string() +
+                             ": No such file or directory");
+  fs::remove(t.dir() / "files/broken.txt");
+  REQUIRE(::mkfifo((t.dir() / "files/pipe").c_str(), 0600) == 0);
+  CHECK(load_error(t) == "cannot load irregular file " + (t.dir() / "files/pipe").string() +
+                             " as it has file mode type bits set");
 }
 
 TEST_CASE("render: a chart directory is classified into metadata, values, templates, files") {
