@@ -56,8 +56,8 @@ TEST_CASE("render: the walk follows links within the chart and refuses what is n
                                                      "linked/alias.txt", "linked/data.txt"});
   CHECK((*c->files)[2].text() == "data");
   fs::create_symlink("missing.txt", t.dir() / "files/broken.txt");
-  CHECK(load_error(t) == "stat " + (t.dir() / "files/broken.txt").string() +
-                             ": No such file or directory");
+  CHECK(load_error(t) ==
+        "stat " + (t.dir() / "files/broken.txt").string() + ": No such file or directory");
   fs::remove(t.dir() / "files/broken.txt");
   REQUIRE(::mkfifo((t.dir() / "files/pipe").c_str(), 0600) == 0);
   CHECK(load_error(t) == "cannot load irregular file " + (t.dir() / "files/pipe").string() +

@@ -15,10 +15,9 @@ namespace ejob::render::sprig::semver_syntax {
 namespace {
 
 // constraints.go's init(), as written there.
-const std::string k_cv =
-    R"(v?([0-9|x|X|\*]+)(\.[0-9|x|X|\*]+)?(\.[0-9|x|X|\*]+)?)"
-    R"((-([0-9A-Za-z\-]+(\.[0-9A-Za-z\-]+)*))?)"
-    R"((\+([0-9A-Za-z\-]+(\.[0-9A-Za-z\-]+)*))?)";
+const std::string k_cv = R"(v?([0-9|x|X|\*]+)(\.[0-9|x|X|\*]+)?(\.[0-9|x|X|\*]+)?)"
+                         R"((-([0-9A-Za-z\-]+(\.[0-9A-Za-z\-]+)*))?)"
+                         R"((\+([0-9A-Za-z\-]+(\.[0-9A-Za-z\-]+)*))?)";
 const std::string k_ops = R"(=||!=|>|<|>=|=>|<=|=<|~|~>|\^)";
 
 const RE2& constraint_re() {
@@ -61,15 +60,16 @@ std::string library_rewrite(const std::string& in) {
   std::string out = in;
   for (const auto& m : find_all(range_re(), in)) {
     const size_t hit = out.find(m[0]);
-    if (hit != std::string::npos) out.replace(hit, m[0].size(), ">= " + m[1] + ", <= " + m[11] + " ");
+    if (hit != std::string::npos)
+      out.replace(hit, m[0].size(), ">= " + m[1] + ", <= " + m[11] + " ");
   }
   return out;
 }
 
 /// What each function gives, as one line, so that a difference prints both sides.
 std::string ours(const std::string& s) {
-  std::string out = "rewrite[" + rewrite_ranges(s) + "] valid[" +
-                    (is_valid_and_group(s) ? "y" : "n") + "] find[";
+  std::string out =
+      "rewrite[" + rewrite_ranges(s) + "] valid[" + (is_valid_and_group(s) ? "y" : "n") + "] find[";
   for (std::string_view f : find_constraints(s)) out += std::string(f) + ";";
   out += "] match[";
   if (auto m = match_constraint(s)) {
