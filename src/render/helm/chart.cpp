@@ -254,53 +254,43 @@ IgnoreRules IgnoreRules::parse(std::string_view text) {
     if (rule.empty() || rule[0] == '#') continue;
     if (rule.find("**") != std::string::npos) fail_at("double-star (**) syntax is not supported");
     filepath_match(rule, "abc");  // throws on a malformed pattern, as Helm checks
-    Pattern p;
-    if (rule[0] == '!') {
-      p.negate = true;
-      rule.erase(0, 1);
-    }
-    if (!rule.empty() && rule.back() == '/') {
-      p.must_dir = true;
-      rule.pop_back();
-    }
+    const bool negate = rule[0] == '!';
+    if (negate) rule.erase(0, 1);
+    const bool must_dir = !rule.empty() && rule.back() == '/';
+    if (must_dir) rule.pop_back();
+    auto scope = Pattern::Scope::Base;
     if (!rule.empty() && rule[0] == '/') {
-      p.scope = Pattern::Scope::Root;
+      scope = Pattern::Scope::Root;
       rule.erase(0, 1);
     } else if (rule.find('/') != std::string::npos) {
-      p.scope = Pattern::Scope::Path;
+      scope = Pattern::Scope::Path;
     }
-    p.rule = std::move(rule);
-    rules.m_patterns.push_back(std::move(p));
+    rules.m_patterns.push_back({FilepathPattern(std::move(rule)), negate, must_dir, scope});
   }
   return rules;
 }
 
 void IgnoreRules::add_defaults() {
-  Pattern p;
-  p.rule = "templates/.?*";
-  p.scope = Pattern::Scope::Path;
-  m_patterns.push_back(p);
+  m_patterns.push_back({FilepathPattern("templates/.?*"), false, false, Pattern::Scope::Path});
 }
 
 bool IgnoreRules::ignore(const std::string& path, bool is_dir) const {
   if (path.empty() || path == "." || path == "./") return false;
+  const std::string_view whole = path;
+  const std::string_view base = whole.substr(whole.rfind('/') + 1);
   for (const Pattern& p : m_patterns) {
-    std::string_view subject = path;
-    if (p.scope == Pattern::Scope::Base) subject = subject.substr(subject.rfind('/') + 1);
+    const std::string_view subject = p.scope == Pattern::Scope::Base ? base : whole;
+    if (p.must_dir && !is_dir) {
+      if (p.negate) return true;  // Helm's negation: what the rule does not match is ignored
+      continue;
+    }
     bool matched = false;
     try {
-      matched = filepath_match(p.rule, subject);
+      matched = p.rule.matches(subject);
     } catch (const Error&) {
       matched = false;  // Helm logs and treats a bad pattern as no match
     }
-    if (p.negate) {
-      // Helm's negation: anything the rule does not match is ignored.
-      if (p.must_dir && !is_dir) return true;
-      if (!matched) return true;
-      continue;
-    }
-    if (p.must_dir && !is_dir) continue;
-    if (matched) return true;
+    if (matched != p.negate) return true;
   }
   return false;
 }

@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "src/render/go/value.hpp"
+#include "src/render/helm/glob.hpp"
 #include "src/util/once.hpp"
 
 namespace ejob::render::helm {
@@ -144,7 +145,7 @@ class IgnoreRules {
 
  private:
   struct Pattern {
-    std::string rule;
+    FilepathPattern rule;
     bool negate = false;
     bool must_dir = false;
     enum class Scope { Root, Path, Base } scope = Scope::Base;

@@ -116,20 +116,8 @@ bool match_star_chunk(std::string_view chunk, std::string_view pattern, std::str
   return false;
 }
 
-}  // namespace
-
-bool filepath_match(std::string_view pattern, std::string_view name) {
-  // Fast paths for .helmignore's usual rules, with Go's answers: a pattern without
-  // metacharacters matches itself only; `*` and a literal without '/' match the names without
-  // '/' that end in the literal.
-  constexpr std::string_view k_meta = "*?[\\";
-  if (pattern.find_first_of(k_meta) == std::string_view::npos) return pattern == name;
-  if (pattern[0] == '*' && pattern.find_first_of(k_meta, 1) == std::string_view::npos &&
-      pattern.find('/') == std::string_view::npos) {
-    std::string_view literal = pattern.substr(1);
-    return name.ends_with(literal) &&
-           name.substr(0, name.size() - literal.size()).find('/') == std::string_view::npos;
-  }
+/// filepath.Match's own loop, for patterns of any form.
+bool match_chunks(std::string_view pattern, std::string_view name) {
   while (!pattern.empty()) {
     bool star = false;
     std::string_view chunk;
@@ -151,6 +139,40 @@ bool filepath_match(std::string_view pattern, std::string_view name) {
     return false;
   }
   return name.empty();
+}
+
+}  // namespace
+
+// The two fast forms give Go's answers: a pattern without metacharacters matches itself only;
+// `*` and a literal without '/' match the names without '/' that end in the literal.
+FilepathPattern::FilepathPattern(std::string pattern) : m_pattern(std::move(pattern)) {
+  constexpr std::string_view k_meta = "*?[\\";
+  const std::string_view p = m_pattern;
+  if (p.find_first_of(k_meta) == std::string_view::npos) {
+    m_form = Form::Literal;
+  } else if (p[0] == '*' && p.find_first_of(k_meta, 1) == std::string_view::npos &&
+             p.find('/') == std::string_view::npos) {
+    m_form = Form::StarLiteral;
+  } else {
+    m_form = Form::Glob;
+  }
+}
+
+bool FilepathPattern::matches(std::string_view name) const {
+  switch (m_form) {
+    case Form::Literal: return name == m_pattern;
+    case Form::StarLiteral: {
+      const std::string_view literal = std::string_view(m_pattern).substr(1);
+      return name.ends_with(literal) &&
+             name.substr(0, name.size() - literal.size()).find('/') == std::string_view::npos;
+    }
+    case Form::Glob: break;
+  }
+  return match_chunks(m_pattern, name);
+}
+
+bool filepath_match(std::string_view pattern, std::string_view name) {
+  return FilepathPattern(std::string(pattern)).matches(name);
 }
 
 /// One element of a gobwas pattern.

@@ -16,6 +16,24 @@ namespace ejob::render::helm {
 /// malformed pattern (Go's ErrBadPattern), also when the mismatch is found before the error.
 bool filepath_match(std::string_view pattern, std::string_view name);
 
+/// A filepath.Match pattern read once, for the many names it is matched against: each
+/// .helmignore rule meets every path of the chart (~25 rules x 57 paths in argo-workflows),
+/// and telling each time whether a rule has metacharacters cost more than the matching.
+class FilepathPattern {
+ public:
+  explicit FilepathPattern(std::string pattern);
+  /// filepath_match(pattern, name), with its error.
+  [[nodiscard]] bool matches(std::string_view name) const;
+  [[nodiscard]] const std::string& text() const { return m_pattern; }
+
+ private:
+  /// Literal: no metacharacter, matches itself only. StarLiteral: `*` then a literal without
+  /// `/`, matches the names without `/` that end in the literal. Glob: the rest.
+  enum class Form : uint8_t { Literal, StarLiteral, Glob };
+  std::string m_pattern;
+  Form m_form;
+};
+
 /// The last element of a chart path: what follows its last `/` (the whole path without one).
 inline std::string base_name(std::string_view path) {
   const size_t slash = path.rfind('/');
