@@ -3,6 +3,7 @@
 #include <chrono>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <random>
 
 namespace ejob::render::text_template {
@@ -14,12 +15,18 @@ Env Env::system() {
                                     std::chrono::system_clock::now().time_since_epoch())
                                     .count());
   };
-  // Sprig's random functions are not reproducible in Helm either; seeded from the OS.
-  auto engine = std::make_shared<std::mt19937_64>(std::random_device{}());
-  auto lock = std::make_shared<std::mutex>();
-  env.random_u64 = [engine, lock] {
-    std::lock_guard<std::mutex> guard(*lock);
-    return (*engine)();
+  // Sprig's random functions are not reproducible in Helm either; seeded from the OS when a
+  // template first draws (most renders never do: opening std::random_device asks the CPU
+  // what it offers, a trap to the hypervisor on a VM, and the engine is 2.5 KiB to fill).
+  struct Source {
+    std::mutex lock;
+    std::optional<std::mt19937_64> engine;
+  };
+  auto source = std::make_shared<Source>();
+  env.random_u64 = [source] {
+    std::lock_guard<std::mutex> guard(source->lock);
+    if (!source->engine) source->engine.emplace(std::random_device{}());
+    return (*source->engine)();
   };
   return env;
 }
