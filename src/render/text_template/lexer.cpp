@@ -129,7 +129,8 @@ class Lexer {
   }
 
   void emit(Tok t) {
-    m_out.tokens.push_back(Token{t, m_start, m_start_line, m_in.substr(m_start, m_pos - m_start)});
+    // m_start <= m_pos <= size: no substr and its range check for every item
+    m_out.tokens.push_back(Token{t, m_start, m_start_line, {m_in.data() + m_start, m_pos - m_start}});
     m_start = m_pos;
     m_start_line = m_line;
   }
@@ -319,11 +320,19 @@ class Lexer {
     return State::InsideAction;
   }
 
+  /// lex.go's atTerminator, which peeks at the next rune: asked after every word of every
+  /// action, so the byte is looked at in place (no rune is a terminator but ASCII ones, and
+  /// peeking at the end leaves the lexer at EOF, as next() does).
   bool at_terminator() {
-    char32_t r = peek();
-    if (is_space(r)) return true;
-    switch (r) {
-      case k_eof:
+    if (m_pos >= m_in.size()) {
+      m_at_eof = true;
+      return true;
+    }
+    switch (m_in[m_pos]) {
+      case ' ':
+      case '\t':
+      case '\r':
+      case '\n':
       case '.':
       case ',':
       case '|':
