@@ -130,7 +130,8 @@ class Lexer {
 
   void emit(Tok t) {
     // m_start <= m_pos <= size: no substr and its range check for every item
-    m_out.tokens.push_back(Token{t, m_start, m_start_line, {m_in.data() + m_start, m_pos - m_start}});
+    m_out.tokens.push_back(
+        Token{t, m_start, m_start_line, {m_in.data() + m_start, m_pos - m_start}});
     m_start = m_pos;
     m_start_line = m_line;
   }
