@@ -1,7 +1,11 @@
 #include "src/util/big_stack.hpp"
 
+#include <sys/wait.h>
+#include <unistd.h>
+
 #include <catch2/catch.hpp>
 #include <stdexcept>
+#include <string>
 
 namespace {
 
@@ -24,3 +28,32 @@ TEST_CASE("big stack: the result and exceptions come back to the caller") {
   CHECK_THROWS_WITH(ejob::run_on_big_stack([]() -> int { throw std::runtime_error("boom"); }),
                     "boom");
 }
+
+#if !defined(__SANITIZE_ADDRESS__) && !defined(__SANITIZE_THREAD__)
+// (The sanitizers keep their own watch on stack overflows: in their builds this case is not
+// compiled.)
+TEST_CASE("big stack: running out of it is an error line and exit status 3, not a crash") {
+  int err[2];
+  REQUIRE(pipe(err) == 0);
+  const pid_t child = fork();
+  REQUIRE(child >= 0);
+  if (child == 0) {
+    dup2(err[1], STDERR_FILENO);
+    // 64 MiB, so that the test touches little memory: the 4 GiB stack behaves the same
+    ejob::run_on_big_stack([] { return descend(1 << 30); }, std::size_t{64} << 20);
+    _exit(0);
+  }
+  close(err[1]);
+  std::string stderr_text;
+  char buf[256];
+  for (ssize_t n; (n = read(err[0], buf, sizeof buf)) > 0;) stderr_text.append(buf, static_cast<size_t>(n));
+  close(err[0]);
+  int status = 0;
+  REQUIRE(waitpid(child, &status, 0) == child);
+  REQUIRE(WIFEXITED(status));
+  CHECK(WEXITSTATUS(status) == 3);
+  CHECK(stderr_text ==
+        "ejob: error: the input is nested too deeply: the renderer's stack (64 MiB) is "
+        "exhausted\n");
+}
+#endif
