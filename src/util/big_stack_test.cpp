@@ -46,7 +46,8 @@ TEST_CASE("big stack: running out of it is an error line and exit status 3, not 
   close(err[1]);
   std::string stderr_text;
   char buf[256];
-  for (ssize_t n; (n = read(err[0], buf, sizeof buf)) > 0;) stderr_text.append(buf, static_cast<size_t>(n));
+  for (ssize_t n; (n = read(err[0], buf, sizeof buf)) > 0;)
+    stderr_text.append(buf, static_cast<size_t>(n));
   close(err[0]);
   int status = 0;
   REQUIRE(waitpid(child, &status, 0) == child);
