@@ -3,23 +3,12 @@
 #include <pthread.h>
 #include <signal.h>
 #include <sys/mman.h>
-#include <ucontext.h>
 #include <unistd.h>
 
 #include <cstdint>
 #include <cstdio>
 #include <cstring>
 #include <exception>
-
-// The sanitizers follow a thread's stack, not a switch of it (ASan warns of false positives
-// after swapcontext, TSan loses track): their builds run the command on a thread of its own.
-#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
-#define EJOB_BIG_STACK_ON_THREAD 1
-#elif defined(__has_feature)
-#if __has_feature(address_sanitizer) || __has_feature(thread_sanitizer)
-#define EJOB_BIG_STACK_ON_THREAD 1
-#endif
-#endif
 
 namespace ejob {
 namespace {
@@ -29,7 +18,7 @@ namespace {
 constexpr std::size_t k_guard_bytes = std::size_t{1} << 20;
 constexpr std::size_t k_alt_stack_bytes = std::size_t{64} << 10;
 
-/// The message of an overflow, written before the switch (a signal handler cannot format).
+/// The message of an overflow, written before the command runs (a signal handler cannot format).
 char g_overflow_message[128];
 int g_overflow_length = 0;
 
@@ -62,13 +51,12 @@ void on_segv(int sig, siginfo_t* info, void*) {
   signal(sig, SIG_DFL);  // any other fault: let it crash as it would have
 }
 
-/// Gives this thread an alternate signal stack (the faulting one is full) and the handler;
-/// `previous` receives the alternate stack it had.
-void install_overflow_handler(void* alt_stack, stack_t* previous) {
+/// Gives this thread an alternate signal stack (the faulting one is full) and the handler.
+void install_overflow_handler(void* alt_stack) {
   stack_t ss{};
   ss.ss_sp = alt_stack;
   ss.ss_size = k_alt_stack_bytes;
-  sigaltstack(&ss, previous);
+  sigaltstack(&ss, nullptr);
   struct sigaction sa {};
   sa.sa_sigaction = on_segv;
   sa.sa_flags = SA_SIGINFO | SA_ONSTACK;
@@ -76,32 +64,23 @@ void install_overflow_handler(void* alt_stack, stack_t* previous) {
   sigaction(SIGSEGV, &sa, nullptr);
 }
 
-/// Runs the job on the big stack, which the caller has switched to.
-void run_job(Job& job) {
+void* job_main(void* arg) {
+  Job& job = *static_cast<Job*>(arg);
   // The alternate stack lives in the guard's top page range, which is made accessible for it.
   char* alt = job.guard_begin + k_guard_bytes - k_alt_stack_bytes;
-  stack_t previous{};
-  previous.ss_flags = SS_DISABLE;
   if (mprotect(alt, k_alt_stack_bytes, PROT_READ | PROT_WRITE) == 0) {
-    install_overflow_handler(alt, &previous);
+    install_overflow_handler(alt);
   }
   try {
     job.result = (*job.fn)();
   } catch (...) {
     job.error = std::current_exception();
   }
-  sigaltstack(&previous, nullptr);  // the big stack is about to be unmapped
-}
-
-#ifdef EJOB_BIG_STACK_ON_THREAD
-
-void* job_main(void* arg) {
-  run_job(*static_cast<Job*>(arg));
   return nullptr;
 }
 
 /// Starts job on a thread with the given stack, joins it; false when no thread could start.
-bool run_switched(Job& job, char* stack, std::size_t size) {
+bool run_thread(Job& job, char* stack, std::size_t size) {
   pthread_attr_t attr;
   pthread_attr_init(&attr);
   pthread_attr_setstack(&attr, stack + k_guard_bytes, size - k_guard_bytes);
@@ -121,32 +100,6 @@ bool run_switched(Job& job, char* stack, std::size_t size) {
   return true;
 }
 
-#else
-
-Job* g_switched_job = nullptr;  // makecontext passes int arguments only
-
-void switched_main() { run_job(*g_switched_job); }
-
-/// Runs job on the calling thread, switched to the given stack (and back when it returns).
-/// The same thread, not a new one: no thread to create and join (~60 us here), signals reach
-/// the command as they would without the switch, and the process stays single-threaded, so
-/// glibc's malloc and stdio and libstdc++'s shared_ptr skip their atomic operations.
-bool run_switched(Job& job, char* stack, std::size_t size) {
-  ucontext_t caller;
-  ucontext_t callee;
-  if (getcontext(&callee) != 0) return false;
-  callee.uc_stack.ss_sp = stack + k_guard_bytes;
-  callee.uc_stack.ss_size = size - k_guard_bytes;
-  callee.uc_link = &caller;
-  g_switched_job = &job;
-  makecontext(&callee, switched_main, 0);
-  const bool switched = swapcontext(&caller, &callee) == 0;
-  g_switched_job = nullptr;
-  return switched;
-}
-
-#endif
-
 }  // namespace
 
 int run_on_big_stack(const std::function<int()>& fn, std::size_t stack_bytes) {
@@ -160,7 +113,7 @@ int run_on_big_stack(const std::function<int()>& fn, std::size_t stack_bytes) {
   prepare_overflow_message(stack_bytes);
   g_guard_begin = reinterpret_cast<std::uintptr_t>(stack);
   g_guard_end = g_guard_begin + k_guard_bytes - k_alt_stack_bytes;
-  bool ran = run_switched(job, stack, stack_bytes);
+  bool ran = run_thread(job, stack, stack_bytes);
   g_guard_begin = g_guard_end = 0;
   munmap(mem, stack_bytes);
   if (!ran) return fn();
