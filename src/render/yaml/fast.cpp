@@ -132,17 +132,23 @@ std::string_view plain(std::string_view t) {
   return t.substr(0, t.find_last_not_of(' ', end - 1) + 1);
 }
 
+/// A plain scalar resolved, declining what the JSON round trip then fails on.
+Resolved resolve_convertible(std::string_view s) {
+  Resolved r = resolve_plain(s);
+  if (r.kind == ScalarKind::Float && (std::isnan(r.f) || std::isinf(r.f)))
+    decline();  // a conversion error
+  return r;
+}
+
 /// A plain scalar's value as go-yaml v2 then the JSON round trip give it.
 Value plain_value(std::string_view s) {
-  Resolved r = resolve_plain(s);
+  Resolved r = resolve_convertible(s);
   switch (r.kind) {
     case ScalarKind::Null: return {};
     case ScalarKind::Bool: return Value::boolean(r.b);
     case ScalarKind::Int: return Value::float64(static_cast<double>(r.i));
     case ScalarKind::Uint: return Value::float64(static_cast<double>(r.u));
-    case ScalarKind::Float:
-      if (std::isnan(r.f) || std::isinf(r.f)) decline();  // a conversion error
-      return Value::float64(r.f);
+    case ScalarKind::Float: return Value::float64(r.f);
     default: return Value::string(std::string(s));
   }
 }
@@ -204,7 +210,7 @@ Value flow_sequence(std::string_view t, size_t& end) {
 
 class Parser {
  public:
-  explicit Parser(std::string_view text) {
+  Parser(std::string_view text, TopKeyFilter keep_top) : m_keep_top(keep_top) {
     size_t start = 0;
     while (start < text.size()) {
       size_t nl = text.find('\n', start);
@@ -226,6 +232,20 @@ class Parser {
  private:
   std::vector<Line> m_lines;
   size_t m_pos = 0;
+  TopKeyFilter m_keep_top;
+  /// Whether the node being read is kept: under a top-level key the filter turns down, it is
+  /// read and checked as any other, and nothing of it is built.
+  bool m_building = true;
+
+  /// Reads a node with m_building set to `kept`, as it was after.
+  template <typename Read>
+  Value building(bool kept, Read read) {
+    const bool outer = m_building;
+    m_building = kept;
+    Value v = read();
+    m_building = outer;
+    return v;
+  }
 
   void add_line(std::string_view raw) {
     for (size_t i = 0; i < raw.size(); ++i) {
@@ -303,9 +323,12 @@ class Parser {
       std::string_view rest;
       std::string_view t = m_lines[m_pos].text;
       if (is_dash(t) || !split_key(t, key, rest)) decline();
-      m.insert_or_assign(std::move(key), value_after(rest, indent, depth, true));
+      const bool kept = m_building && (depth > 0 || m_keep_top == nullptr || m_keep_top(key));
+      Value v = building(kept, [&] { return value_after(rest, indent, depth, true); });
+      if (kept) m.insert_or_assign(std::move(key), std::move(v));
     }
     if (m_pos < m_lines.size() && m_lines[m_pos].indent > indent) decline();
+    if (!m_building) return {};
     return Value::map(std::move(m));
   }
 
@@ -321,13 +344,16 @@ class Parser {
       if (!r.empty() && r[0] != '#' && split_key(r, key, after)) {
         // `- key: value`: a mapping indented at the key's column.
         m_lines[m_pos] = Line{indent + 1 + static_cast<int>(skip_spaces), r};
-        items.push_back(mapping(m_lines[m_pos].indent, depth + 1));
+        Value item = mapping(m_lines[m_pos].indent, depth + 1);
+        if (m_building) items.push_back(std::move(item));
       } else {
         if (!r.empty() && is_dash(r)) decline();
-        items.push_back(value_after(rest, indent, depth, false));
+        Value item = value_after(rest, indent, depth, false);
+        if (m_building) items.push_back(std::move(item));
       }
     }
     if (m_pos < m_lines.size() && m_lines[m_pos].indent > indent) decline();
+    if (!m_building) return {};
     return Value::list(std::move(items));
   }
 
@@ -369,7 +395,12 @@ class Parser {
       v = flow_sequence(t, end);
       expect_end(t.substr(end));
     } else {
-      v = plain_value(plain_over_lines(t, owner));
+      const std::string text = plain_over_lines(t, owner);
+      if (m_building) {
+        v = plain_value(text);
+      } else {
+        resolve_convertible(text);  // checked all the same
+      }
     }
     end_of_node(owner);
     return v;
@@ -501,9 +532,9 @@ class Parser {
 
 }  // namespace
 
-std::optional<Value> load_simple(std::string_view text) {
+std::optional<Value> load_simple(std::string_view text, TopKeyFilter keep_top) {
   try {
-    return Parser(text).document();
+    return Parser(text, keep_top).document();
   } catch (const Unsupported&) {
     return std::nullopt;
   }

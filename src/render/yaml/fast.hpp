@@ -14,11 +14,13 @@
 #include <string_view>
 
 #include "src/render/go/value.hpp"
+#include "src/render/yaml/load.hpp"
 
 namespace ejob::render::yaml {
 
 /// sigs.k8s.io/yaml.Unmarshal(text, &interface{}) for the simple subset above; std::nullopt
-/// when the text is outside it (then the caller parses it fully).
-std::optional<go::Value> load_simple(std::string_view text);
+/// when the text is outside it (then the caller parses it fully). Top-level keys that
+/// `keep_top` turns down are read and checked all the same, and left out of the result.
+std::optional<go::Value> load_simple(std::string_view text, TopKeyFilter keep_top = nullptr);
 
 }  // namespace ejob::render::yaml

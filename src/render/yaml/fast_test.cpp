@@ -220,6 +220,32 @@ TEST_CASE("yaml_fast: what go-yaml's reader refuses is left to the full parser")
   }
 }
 
+/// The value with the top-level keys `keep` turns down erased.
+Value kept_part(Value v, TopKeyFilter keep) {
+  if (!v.is_map()) return v;
+  go::Map m = v.as_map();
+  std::erase_if(m, [&](const auto& entry) { return !keep(entry.first); });
+  return Value::map(std::move(m));
+}
+
+TEST_CASE("yaml_fast: top-level keys turned down are checked as any other and left out") {
+  const TopKeyFilter keep = [](std::string_view key) { return key == "a" || key == "list"; };
+  std::vector<std::string> texts = k_accepted;
+  texts.insert(texts.end(), k_declined.begin(), k_declined.end());
+  for (const auto& c : k_load_cases) texts.push_back(c.text);
+  int left_out = 0;
+  for (const std::string& text : texts) {
+    INFO(text);
+    const std::optional<Value> all = yaml::load_simple(text);
+    const std::optional<Value> some = yaml::load_simple(text, keep);
+    REQUIRE(all.has_value() == some.has_value());
+    if (!all) continue;
+    CHECK(go_syntax(*some) == go_syntax(kept_part(*all, keep)));
+    if (go_syntax(*some) != go_syntax(*all)) ++left_out;
+  }
+  CHECK(left_out > 10);
+}
+
 TEST_CASE("yaml_fast: Go-verified load cases, where the fast path answers") {
   int answered = 0;
   for (const auto& c : k_load_cases) {

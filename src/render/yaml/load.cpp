@@ -245,11 +245,11 @@ std::string unknown_anchor(std::string_view text, const YAML::Mark& mark) {
   return "unknown anchor '" + std::string(name) + "' referenced";
 }
 
-YamlDecoded decode(std::string_view text) {
+YamlDecoded decode(std::string_view text, TopKeyFilter keep_top = nullptr) {
   YamlDecoded out;
   // Most YAML, without yaml-cpp. The fast path declines every byte go-yaml's reader refuses
   // (control characters, bad UTF-8, and more), so what it reads needs no reader check.
-  if (std::optional<Value> simple = yaml::load_simple(text)) {
+  if (std::optional<Value> simple = yaml::load_simple(text, keep_top)) {
     out.value = std::move(*simple);
     return out;
   }
@@ -327,7 +327,11 @@ YamlDecoded try_load_yaml_map(std::string_view text) { return decode_into(text, 
 YamlDecoded try_load_yaml_list(std::string_view text) { return decode_into(text, false); }
 
 Value load_yaml(std::string_view text, std::string_view file) {
-  YamlDecoded d = decode(text);
+  return load_yaml_keys(text, file, nullptr);
+}
+
+Value load_yaml_keys(std::string_view text, std::string_view file, TopKeyFilter keep_top) {
+  YamlDecoded d = decode(text, keep_top);
   if (d.error.empty()) return d.value;
   Location where{std::string(file), d.line, d.column, {}};
   if (d.line > 0) {

@@ -46,4 +46,12 @@ YamlDecoded try_load_yaml_list(std::string_view text);
 /// line, column}) when the text is not valid YAML or cannot be converted.
 go::Value load_yaml(std::string_view text, std::string_view file);
 
+/// Which keys of a document's top-level mapping a reader wants (nullptr: all of them).
+using TopKeyFilter = bool (*)(std::string_view key);
+
+/// load_yaml for a reader of a few top-level keys (a manifest's kind and metadata): the other
+/// top-level keys may be left out of the result, which then costs nothing to build. What
+/// fails, and how, is load_yaml's.
+go::Value load_yaml_keys(std::string_view text, std::string_view file, TopKeyFilter keep_top);
+
 }  // namespace ejob::render::yaml
