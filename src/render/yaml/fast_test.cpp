@@ -246,6 +246,22 @@ TEST_CASE("yaml_fast: top-level keys turned down are checked as any other and le
   CHECK(left_out > 10);
 }
 
+TEST_CASE("yaml_fast: a refused byte is found wherever it stands in a long line") {
+  // the bytes of a line are looked at eight at a time: put each kind of byte at each place
+  const std::string value = "abcdefghijklmnopqrstuvwx";
+  for (size_t at = 0; at <= value.size(); ++at) {
+    for (const char* refused : {"\x01", "\x09", "\x1F", "\x7F", "\x80", "\xC3"}) {
+      const std::string text = "key: " + value.substr(0, at) + refused + value.substr(at) + "\n";
+      INFO(at << " " << static_cast<int>(static_cast<unsigned char>(refused[0])));
+      CHECK_FALSE(yaml::load_simple(text).has_value());
+    }
+    const std::string accented = value.substr(0, at) + "\xC3\xA9" + value.substr(at);
+    const std::optional<Value> v = yaml::load_simple("key: " + accented + "\n");
+    REQUIRE(v.has_value());
+    CHECK(v->as_map().at("key").as_string() == accented);
+  }
+}
+
 TEST_CASE("yaml_fast: Go-verified load cases, where the fast path answers") {
   int answered = 0;
   for (const auto& c : k_load_cases) {
