@@ -21,10 +21,11 @@
 #   - takes small objects from per-thread free lists (-0.55 ms and 28% of the instructions;
 #     in-process renders 1.7x faster; cli/lean/small_alloc.cpp),
 #   - is linked by gold with the functions a render runs placed side by side at the start of
-#     the text (cli/lean/hot-text.txt, written by scripts/hot-text.py): the kernel maps an
-#     executable's pages 64 KiB at a time around each fault and counts them all as resident,
-#     and in the compiler's order the ~1.2 MiB of code `ejob template` runs was spread over
-#     5.6 MiB of such windows (bench/README.md: the big chart's peak RSS).
+#     the text (cli/lean/hot-text.txt, written by scripts/hot-text.py, with the public charts of
+#     bench/charts.py among its renders): the kernel maps an executable's pages 64 KiB at a
+#     time around each fault and counts them all as resident, and in the compiler's order the
+#     ~1.2 MiB of code `ejob template` runs was spread over 5.6 MiB of such windows
+#     (bench/README.md: the big chart's peak RSS).
 # Other targets (tests, ejob-agent) link the shared libraries as before. The compile flags are
 # the same either way: the static twins carry their shared library's usage requirements.
 #

@@ -7,7 +7,7 @@ and all of them count in the resident set. Linked in the compiler's order, the ~
 functions a render runs were spread over ~90 such windows, 5.6 MiB of resident text of the
 process's ~22 MiB peak (bench/README.md). Placed together they fill ~20.
 
-    scripts/hot-text.py BUILD_DIR [OUT]
+    scripts/hot-text.py BUILD_DIR [OUT] [--charts DIR]
     scripts/hot-text.py --check EJOB [LIST]
 
 --check (test lean-text/ejob) fails when under 80% of the list's functions are still in EJOB:
@@ -18,6 +18,11 @@ them). Each command below runs under callgrind; every function one of them execu
 as its input section, `.text.SYMBOL`, in the order of its address (so related code stays
 together). A function missing from a later build (renamed, inlined) is simply not found by
 the linker: the list ages gracefully, and rerunning this script refreshes it.
+
+--charts DIR adds a render of each chart in DIR (a folder of charts, as bench/charts.py takes:
+the public charts users render, fetched for the work) to the commands, so that what those
+charts run and the starter chart does not (schema checks, semver constraints, .Files) is
+placed with the rest.
 """
 
 import bisect
@@ -31,10 +36,16 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
 
 
-def commands(ejob, big_chart):
-    """What a user's render runs: the job chart, a starter chart, a big chart, version, help."""
+def commands(ejob, big_chart, charts_dir=None):
+    """What a user's render runs: the job chart, a starter chart, a big chart, version, help,
+    and each chart of charts_dir."""
     job = os.path.join(ROOT, "examples", "digits.yaml")
-    return [
+    public = []
+    if charts_dir:
+        public = [[ejob, "template", "--chart", os.path.join(charts_dir, name), "--name", "bench",
+                   "--exact-name"] for name in sorted(os.listdir(charts_dir))
+                  if os.path.isdir(os.path.join(charts_dir, name))]
+    return public + [
         [ejob, "template", "--chart", os.path.join(ROOT, "bench", "starter"), "--name", "bench",
          "--exact-name"],
         [ejob, "template", "--chart", big_chart, "--name", "bench", "--exact-name"],
@@ -118,17 +129,25 @@ def main():
     if len(sys.argv) >= 3 and sys.argv[1] == "--check":
         default = os.path.join(ROOT, "cli", "lean", "hot-text.txt")
         sys.exit(check(sys.argv[2], sys.argv[3] if len(sys.argv) > 3 else default))
-    if len(sys.argv) not in (2, 3):
+    args = sys.argv[1:]
+    charts_dir = None
+    if "--charts" in args:
+        at = args.index("--charts")
+        if at + 1 >= len(args):
+            sys.exit(__doc__)
+        charts_dir = args[at + 1]
+        del args[at:at + 2]
+    if len(args) not in (1, 2):
         sys.exit(__doc__)
-    build = sys.argv[1]
-    out = sys.argv[2] if len(sys.argv) == 3 else os.path.join(ROOT, "cli", "lean", "hot-text.txt")
+    build = args[0]
+    out = args[1] if len(args) == 2 else os.path.join(ROOT, "cli", "lean", "hot-text.txt")
     ejob = os.path.join(build, "ejob")
     with tempfile.TemporaryDirectory() as tmp:
         big = os.path.join(tmp, "big")
         subprocess.run([sys.executable, os.path.join(ROOT, "bench", "gen_big_chart.py"), big],
                        stdout=subprocess.DEVNULL, check=True)
         addrs = set()
-        for i, cmd in enumerate(commands(ejob, big)):
+        for i, cmd in enumerate(commands(ejob, big, charts_dir)):
             addrs |= executed_addresses(cmd, os.path.join(tmp, f"callgrind.{i}"))
     sections = hot_sections(addrs, function_symbols(ejob))
     with open(out, "w", encoding="utf-8") as f:
