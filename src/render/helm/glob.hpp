@@ -24,7 +24,6 @@ class FilepathPattern {
   explicit FilepathPattern(std::string pattern);
   /// filepath_match(pattern, name), with its error.
   [[nodiscard]] bool matches(std::string_view name) const;
-  [[nodiscard]] const std::string& text() const { return m_pattern; }
 
  private:
   /// Literal: no metacharacter, matches itself only. StarLiteral: `*` then a literal without
