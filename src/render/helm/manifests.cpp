@@ -21,7 +21,6 @@ using go::go_quote;
 using go::GoType;
 using go::Map;
 using go::Value;
-using yaml::load_yaml;
 using yaml::load_yaml_keys;
 
 namespace {
@@ -151,14 +150,14 @@ void read_metadata(const Map& meta, Head& head) {
   }
 }
 
-/// The document decoded into Helm's releaseutil.SimpleHead (sigs.k8s.io/yaml: a scalar into a
-/// string field is written as a string; any other type mismatch fails the render). Keys are
-/// decoded in sorted order, as the JSON sigs.k8s.io/yaml makes of the YAML lists them.
 /// The top-level keys read_head reads: the rest of a manifest is checked, not built.
 bool is_head_key(std::string_view key) {
   return field_is(key, "apiversion") || field_is(key, "kind") || field_is(key, "metadata");
 }
 
+/// The document decoded into Helm's releaseutil.SimpleHead (sigs.k8s.io/yaml: a scalar into a
+/// string field is written as a string; any other type mismatch fails the render). Keys are
+/// decoded in sorted order, as the JSON sigs.k8s.io/yaml makes of the YAML lists them.
 Head read_head(const std::string& doc, const std::string& path) {
   Head head;
   try {
